@@ -1,0 +1,69 @@
+//===- ONNXOps.h - onnx dialect ops and types -------------------*- C++ -*-===//
+
+#ifndef LSTM_OPT_DIALECT_ONNX_IR_ONNXOPS_H
+#define LSTM_OPT_DIALECT_ONNX_IR_ONNXOPS_H
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "lstm-opt/Dialect/ONNX/IR/ONNXTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h.inc"
+
+namespace lstm_opt::onnx {
+
+/// Names of the discardable attributes the importer attaches and the
+/// exporter reads. They never clash with ONNX attribute names (no dot there).
+namespace attrs {
+/// On a func.func argument or result: the ONNX graph input/output name.
+inline constexpr llvm::StringLiteral kName = "onnx.name";
+/// On a func.func argument or result: symbolic dimension names ("" = none).
+inline constexpr llvm::StringLiteral kDimParams = "onnx.dim_params";
+/// On a func.func argument or result: the ValueInfoProto doc string.
+inline constexpr llvm::StringLiteral kDocString = "onnx.doc_string";
+/// On an op: the ONNX names of its outputs.
+inline constexpr llvm::StringLiteral kOutputNames = "onnx.names";
+/// On a func.func: the ONNX graph name.
+inline constexpr llvm::StringLiteral kGraphName = "onnx.graph_name";
+/// On the module: model-level fields.
+inline constexpr llvm::StringLiteral kIrVersion = "onnx.ir_version";
+inline constexpr llvm::StringLiteral kOpsetImport = "onnx.opset_import";
+inline constexpr llvm::StringLiteral kProducerName = "onnx.producer_name";
+inline constexpr llvm::StringLiteral kProducerVersion = "onnx.producer_version";
+inline constexpr llvm::StringLiteral kModelDomain = "onnx.domain";
+inline constexpr llvm::StringLiteral kModelVersion = "onnx.model_version";
+inline constexpr llvm::StringLiteral kMetadataProps = "onnx.metadata_props";
+/// Model functions, training info etc. kept as serialized protos.
+inline constexpr llvm::StringLiteral kOpaqueModelFields = "onnx.opaque_model_fields";
+/// On the module: the file the model was read from (for messages).
+inline constexpr llvm::StringLiteral kSourceFile = "onnx.source_file";
+} // namespace attrs
+
+/// Returns the ONNX operator type of an op of this dialect ("Gemm" for
+/// onnx.Gemm, the `op_type` of onnx.node), or "" for structural ops.
+llvm::StringRef getOnnxOpType(mlir::Operation *op);
+
+/// Maps an ONNX TensorProto data type number to the MLIR element type the
+/// dialect uses (FLOAT -> f32, INT8 -> i8, UINT8 -> ui8, BOOL -> i1,
+/// STRING -> !onnx.string, ...). Returns null for unknown numbers.
+mlir::Type getElementTypeForOnnxDataType(mlir::MLIRContext *ctx, int64_t dataType);
+
+/// The inverse of getElementTypeForOnnxDataType; 0 (UNDEFINED) if none.
+int64_t getOnnxDataTypeForElementType(mlir::Type type);
+
+/// Returns the default-domain opset the module imports (0 if none).
+int64_t getDefaultOpset(mlir::Operation *op);
+
+} // namespace lstm_opt::onnx
+
+#endif // LSTM_OPT_DIALECT_ONNX_IR_ONNXOPS_H

@@ -1,0 +1,50 @@
+//===- ONNXImport.h - ONNX model -> onnx dialect ----------------*- C++ -*-===//
+//
+// Reads an ONNX model (binary protobuf or ONNX's textual syntax) into a
+// builtin.module of the onnx dialect. Every problem with the input is
+// reported as an MLIR diagnostic naming the file and, where there is one,
+// the ONNX node; the functions then return null. See docs/ONNXImport.md for
+// the mapping rules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H
+#define LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace lstm_opt {
+
+struct ONNXImportOptions {
+  /// Run ONNX shape inference so intermediate values get types. Values whose
+  /// type is still unknown get !onnx.unknown.
+  bool shapeInference = true;
+  /// Tensors (in attributes) of at most this many bytes become plain dense
+  /// attributes; larger ones, and every initializer, dense resources.
+  size_t maxInlineTensorBytes = 64;
+};
+
+/// The format of a model file, from its extension.
+enum class ONNXFileFormat { Binary, Text };
+ONNXFileFormat getONNXFileFormat(llvm::StringRef path);
+
+/// True if `path` names an ONNX model (.onnx, .onnxtext, .pb).
+bool isONNXFile(llvm::StringRef path);
+
+/// Imports the model at `path`. External data is resolved next to it.
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXFile(llvm::StringRef path, mlir::MLIRContext *context,
+               const ONNXImportOptions &options = {});
+
+/// Imports a model held in memory. `sourceName` is used in messages and
+/// locations, `baseDir` resolves external data ("" forbids external data).
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXBuffer(llvm::StringRef bytes, ONNXFileFormat format,
+                 llvm::StringRef sourceName, llvm::StringRef baseDir,
+                 mlir::MLIRContext *context,
+                 const ONNXImportOptions &options = {});
+
+} // namespace lstm_opt
+
+#endif // LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H

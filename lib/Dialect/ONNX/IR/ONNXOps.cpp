@@ -1,0 +1,626 @@
+//===- ONNXOps.cpp - onnx dialect ops: verifiers and helpers --------------===//
+//
+// Verifiers check the ONNX shape and attribute rules wherever the types are
+// static. They never reject a valid ONNX model: unranked or dynamic dimensions
+// are always accepted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace lstm_opt::onnx;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type lstm_opt::onnx::getElementTypeForOnnxDataType(MLIRContext *ctx,
+                                                    int64_t dataType) {
+  Builder b(ctx);
+  switch (dataType) {
+  case 1: return b.getF32Type();
+  case 2: return b.getIntegerType(8, /*isSigned=*/false);
+  case 3: return b.getIntegerType(8);
+  case 4: return b.getIntegerType(16, false);
+  case 5: return b.getIntegerType(16);
+  case 6: return b.getI32Type();
+  case 7: return b.getI64Type();
+  case 8: return StringType::get(ctx);
+  case 9: return b.getI1Type();
+  case 10: return b.getF16Type();
+  case 11: return b.getF64Type();
+  case 12: return b.getIntegerType(32, false);
+  case 13: return b.getIntegerType(64, false);
+  case 14: return ComplexType::get(b.getF32Type());
+  case 15: return ComplexType::get(b.getF64Type());
+  case 16: return b.getBF16Type();
+  case 17: return Float8E4M3FNType::get(ctx);
+  case 18: return Float8E4M3FNUZType::get(ctx);
+  case 19: return Float8E5M2Type::get(ctx);
+  case 20: return Float8E5M2FNUZType::get(ctx);
+  case 21: return b.getIntegerType(4, false);
+  case 22: return b.getIntegerType(4);
+  case 23: return Float4E2M1FNType::get(ctx);
+  default: return {};
+  }
+}
+
+int64_t lstm_opt::onnx::getOnnxDataTypeForElementType(Type type) {
+  if (type.isF32()) return 1;
+  if (type.isF64()) return 11;
+  if (type.isF16()) return 10;
+  if (type.isBF16()) return 16;
+  if (isa<Float8E4M3FNType>(type)) return 17;
+  if (isa<Float8E4M3FNUZType>(type)) return 18;
+  if (isa<Float8E5M2Type>(type)) return 19;
+  if (isa<Float8E5M2FNUZType>(type)) return 20;
+  if (isa<Float4E2M1FNType>(type)) return 23;
+  if (isa<StringType>(type)) return 8;
+  if (auto c = dyn_cast<ComplexType>(type)) {
+    if (c.getElementType().isF32()) return 14;
+    if (c.getElementType().isF64()) return 15;
+    return 0;
+  }
+  if (auto i = dyn_cast<IntegerType>(type)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 1: return i.isSignless() ? 9 : 0;
+    case 4: return u ? 21 : 22;
+    case 8: return u ? 2 : 3;
+    case 16: return u ? 4 : 5;
+    case 32: return u ? 12 : 6;
+    case 64: return u ? 13 : 7;
+    default: return 0;
+    }
+  }
+  return 0;
+}
+
+StringRef lstm_opt::onnx::getOnnxOpType(Operation *op) {
+  if (auto node = dyn_cast<NodeOp>(op))
+    return node.getOpType();
+  if (!isa_and_nonnull<ONNXDialect>(op->getDialect()))
+    return {};
+  StringRef name = op->getName().stripDialect();
+  if (name.empty() || !llvm::isUpper(name.front()))
+    return {};
+  return name;
+}
+
+int64_t lstm_opt::onnx::getDefaultOpset(Operation *op) {
+  ModuleOp module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                      : op->getParentOfType<ModuleOp>();
+  if (!module)
+    return 0;
+  auto opsets = module->getAttrOfType<DictionaryAttr>(attrs::kOpsetImport);
+  if (!opsets)
+    return 0;
+  for (StringRef domain : {"", "ai.onnx"})
+    if (auto v = opsets.getAs<IntegerAttr>(domain))
+      return v.getInt();
+  return 0;
+}
+
+namespace {
+/// The static shape of `v`, if ranked.
+std::optional<ArrayRef<int64_t>> getShape(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getShape();
+  return std::nullopt;
+}
+
+std::optional<int64_t> getRank(Value v) {
+  if (auto s = getShape(v))
+    return (int64_t)s->size();
+  return std::nullopt;
+}
+
+bool isNone(Value v) { return isa<NoneType>(v.getType()); }
+
+/// Element type of a tensor value; null if not a tensor.
+Type getElemType(Value v) {
+  if (auto t = dyn_cast<TensorType>(v.getType()))
+    return t.getElementType();
+  return {};
+}
+
+/// Checks numpy broadcasting compatibility of static dimensions.
+LogicalResult verifyBroadcastable(Operation *op, Value a, Value b) {
+  auto sa = getShape(a), sb = getShape(b);
+  if (!sa || !sb)
+    return success();
+  for (auto [da, db] : llvm::zip(llvm::reverse(*sa), llvm::reverse(*sb))) {
+    if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db))
+      continue;
+    if (da != db && da != 1 && db != 1)
+      return op->emitOpError() << "operands are not broadcast-compatible: "
+                               << a.getType() << " and " << b.getType();
+  }
+  return success();
+}
+
+LogicalResult verifySameElementType(Operation *op, ValueRange values) {
+  Type first;
+  for (Value v : values) {
+    Type e = getElemType(v);
+    if (!e)
+      continue;
+    if (!first)
+      first = e;
+    else if (e != first)
+      return op->emitOpError() << "element types differ: " << first << " and "
+                               << e;
+  }
+  return success();
+}
+
+bool isStaticDim(int64_t d) { return !ShapedType::isDynamic(d); }
+
+/// Checks a dimension of `v` against an expected value when both are static.
+LogicalResult expectDim(Operation *op, Value v, StringRef what, int64_t dim,
+                        std::optional<int64_t> expected) {
+  auto s = getShape(v);
+  if (!s || !expected || dim >= (int64_t)s->size() || !isStaticDim((*s)[dim]) ||
+      !isStaticDim(*expected))
+    return success();
+  if ((*s)[dim] != *expected)
+    return op->emitOpError() << what << " dimension " << dim << " is "
+                             << (*s)[dim] << ", expected " << *expected;
+  return success();
+}
+
+LogicalResult expectRank(Operation *op, Value v, StringRef what, int64_t rank) {
+  if (auto r = getRank(v); r && *r != rank)
+    return op->emitOpError() << what << " must have rank " << rank
+                             << ", got " << v.getType();
+  return success();
+}
+
+LogicalResult verifyAxis(Operation *op, int64_t axis, std::optional<int64_t> rank,
+                         bool allowEnd = false) {
+  if (!rank)
+    return success();
+  int64_t hi = allowEnd ? *rank : *rank - 1;
+  if (axis < -*rank || axis > hi)
+    return op->emitOpError() << "axis " << axis << " is out of range for rank "
+                             << *rank;
+  return success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Structural ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NoneOp::fold(FoldAdaptor) { return UnitAttr::get(getContext()); }
+
+LogicalResult InitializerOp::verify() {
+  if (getValue().getType() != getResult().getType())
+    return emitOpError() << "value type " << getValue().getType()
+                         << " differs from result type "
+                         << getResult().getType();
+  if (getName().empty())
+    return emitOpError() << "initializer needs a name";
+  return success();
+}
+
+LogicalResult NodeOp::verify() {
+  if (getOpType().empty())
+    return emitOpError() << "needs a non-empty op_type";
+  size_t numGraphAttrs = getGraphAttrs() ? getGraphAttrs()->size() : 0;
+  if (numGraphAttrs != getGraphs().size())
+    return emitOpError() << "has " << getGraphs().size()
+                         << " subgraph regions but " << numGraphAttrs
+                         << " graph_attrs names";
+  for (Region &r : getGraphs())
+    if (r.empty() || r.front().empty() || !isa<YieldOp>(r.front().back()))
+      return emitOpError() << "subgraph regions must end in onnx.yield";
+  return success();
+}
+
+void NodeOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  auto names = (*this)->getAttrOfType<ArrayAttr>(attrs::kOutputNames);
+  if (!names)
+    return;
+  for (auto [res, name] : llvm::zip(getResults(), names))
+    if (auto s = dyn_cast<StringAttr>(name); s && !s.getValue().empty())
+      setNameFn(res, s.getValue());
+}
+
+LogicalResult YieldOp::verify() {
+  Block *block = (*this)->getBlock();
+  if (getInputNames().size() != block->getNumArguments())
+    return emitOpError() << "names " << getInputNames().size()
+                         << " subgraph inputs but the region has "
+                         << block->getNumArguments() << " arguments";
+  if (getOutputNames().size() != getValues().size())
+    return emitOpError() << "names " << getOutputNames().size()
+                         << " subgraph outputs but yields "
+                         << getValues().size() << " values";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Typed ops
+//===----------------------------------------------------------------------===//
+
+#define DEFINE_BINARY_VERIFIER(OP)                                             \
+  LogicalResult OP::verify() {                                                 \
+    if (failed(verifySameElementType(*this, {getA(), getB(), getC()})))        \
+      return failure();                                                        \
+    return verifyBroadcastable(*this, getA(), getB());                         \
+  }
+DEFINE_BINARY_VERIFIER(AddOp)
+DEFINE_BINARY_VERIFIER(SubOp)
+DEFINE_BINARY_VERIFIER(MulOp)
+DEFINE_BINARY_VERIFIER(DivOp)
+#undef DEFINE_BINARY_VERIFIER
+
+LogicalResult GemmOp::verify() {
+  if (failed(expectRank(*this, getA(), "A", 2)) ||
+      failed(expectRank(*this, getB(), "B", 2)))
+    return failure();
+  if (failed(verifySameElementType(*this, {getA(), getB(), getY()})))
+    return failure();
+  if (getTransA() != 0 && getTransA() != 1)
+    return emitOpError() << "transA must be 0 or 1";
+  if (getTransB() != 0 && getTransB() != 1)
+    return emitOpError() << "transB must be 0 or 1";
+  auto sa = getShape(getA()), sb = getShape(getB());
+  if (sa && sb) {
+    int64_t k1 = (*sa)[getTransA() ? 0 : 1], k2 = (*sb)[getTransB() ? 1 : 0];
+    if (isStaticDim(k1) && isStaticDim(k2) && k1 != k2)
+      return emitOpError() << "inner dimensions differ: " << k1 << " vs " << k2;
+  }
+  if (!isNone(getC())) {
+    if (auto r = getRank(getC()); r && *r > 2)
+      return emitOpError() << "C must have rank <= 2";
+    if (failed(verifyBroadcastable(*this, getY(), getC())))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult MatMulOp::verify() {
+  if (failed(verifySameElementType(*this, {getA(), getB(), getY()})))
+    return failure();
+  auto sa = getShape(getA()), sb = getShape(getB());
+  if ((sa && sa->empty()) || (sb && sb->empty()))
+    return emitOpError() << "operands must have rank >= 1";
+  if (sa && sb) {
+    int64_t k1 = sa->back();
+    int64_t k2 = sb->size() == 1 ? (*sb)[0] : (*sb)[sb->size() - 2];
+    if (isStaticDim(k1) && isStaticDim(k2) && k1 != k2)
+      return emitOpError() << "inner dimensions differ: " << k1 << " vs " << k2;
+  }
+  return success();
+}
+
+LogicalResult ClipOp::verify() {
+  bool inputForm = !isNone(getMin()) || !isNone(getMax());
+  bool attrForm = getMinAttr() || getMaxAttr();
+  if (inputForm && attrForm)
+    return emitOpError() << "takes bounds either as inputs (opset 11+) or as "
+                            "attributes (opset 6), not both";
+  return verifySameElementType(*this, {getInput(), getOutput()});
+}
+
+LogicalResult CastOp::verify() {
+  Type target = getElementTypeForOnnxDataType(getContext(), getTo());
+  if (!target)
+    return emitOpError() << "'to' = " << getTo()
+                         << " is not an ONNX data type";
+  Type res = getElemType(getOutput());
+  if (res && res != target)
+    return emitOpError() << "result element type " << res
+                         << " does not match 'to' (" << target << ")";
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  if (!isNone(getSplit()) && getSplitAttr())
+    return emitOpError() << "takes 'split' either as input or as attribute";
+  if (getNumOutputs() && *getNumOutputs() != (int64_t)getNumResults())
+    return emitOpError() << "num_outputs = " << *getNumOutputs() << " but has "
+                         << getNumResults() << " results";
+  if (getNumResults() == 0)
+    return emitOpError() << "needs at least one output";
+  std::optional<int64_t> rank = getRank(getInput());
+  if (failed(verifyAxis(*this, getAxis(), rank)))
+    return failure();
+  if (auto split = getSplitAttr()) {
+    if (split->size() != getNumResults())
+      return emitOpError() << "'split' has " << split->size()
+                           << " sizes but the op has " << getNumResults()
+                           << " results";
+    if (rank) {
+      int64_t axis = getAxis() < 0 ? getAxis() + *rank : getAxis();
+      int64_t dim = (*getShape(getInput()))[axis];
+      int64_t sum = 0;
+      for (int64_t s : *split)
+        sum += s;
+      if (isStaticDim(dim) && sum != dim)
+        return emitOpError() << "'split' sizes add up to " << sum
+                             << " but the axis has " << dim;
+    }
+  }
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  bool inputForm = !isNone(getStarts()) || !isNone(getEnds());
+  bool attrForm = getStartsAttr() || getEndsAttr();
+  if (inputForm && attrForm)
+    return emitOpError() << "takes starts/ends either as inputs (opset 10+) or "
+                            "as attributes (opset 1), not both";
+  if (inputForm && (isNone(getStarts()) || isNone(getEnds())))
+    return emitOpError() << "needs both 'starts' and 'ends'";
+  if (attrForm && (!getStartsAttr() || !getEndsAttr()))
+    return emitOpError() << "needs both 'starts' and 'ends' attributes";
+  if (!inputForm && !attrForm)
+    return emitOpError() << "needs 'starts' and 'ends'";
+  if (attrForm && getStartsAttr()->size() != getEndsAttr()->size())
+    return emitOpError() << "'starts' and 'ends' differ in length";
+  return verifySameElementType(*this, {getData(), getOutput()});
+}
+
+LogicalResult GatherOp::verify() {
+  Type idx = getElemType(getIndices());
+  if (idx && !idx.isInteger(32) && !idx.isInteger(64))
+    return emitOpError() << "indices must be int32 or int64, got " << idx;
+  if (failed(verifySameElementType(*this, {getData(), getOutput()})))
+    return failure();
+  std::optional<int64_t> rank = getRank(getData());
+  if (rank && *rank == 0)
+    return emitOpError() << "data must have rank >= 1";
+  return verifyAxis(*this, getAxis(), rank);
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  if (failed(verifySameElementType(*this, getOperands())))
+    return failure();
+  std::optional<ArrayRef<int64_t>> ref;
+  for (Value v : getInputs()) {
+    auto s = getShape(v);
+    if (!s)
+      continue;
+    if (!ref) {
+      ref = s;
+      if (failed(verifyAxis(*this, getAxis(), (int64_t)s->size())))
+        return failure();
+      continue;
+    }
+    if (s->size() != ref->size())
+      return emitOpError() << "inputs differ in rank";
+    int64_t axis = getAxis() < 0 ? getAxis() + s->size() : getAxis();
+    for (int64_t d = 0, e = s->size(); d < e; ++d)
+      if (d != axis && isStaticDim((*s)[d]) && isStaticDim((*ref)[d]) &&
+          (*s)[d] != (*ref)[d])
+        return emitOpError() << "inputs differ in dimension " << d
+                             << " outside the concat axis";
+  }
+  return success();
+}
+
+LogicalResult SqueezeOp::verify() {
+  if (!isNone(getAxes()) && getAxesAttr())
+    return emitOpError() << "takes 'axes' either as input or as attribute";
+  return verifySameElementType(*this, {getData(), getSqueezed()});
+}
+
+LogicalResult UnsqueezeOp::verify() {
+  if (!isNone(getAxes()) && getAxesAttr())
+    return emitOpError() << "takes 'axes' either as input or as attribute";
+  if (isNone(getAxes()) && !getAxesAttr())
+    return emitOpError() << "needs 'axes'";
+  return verifySameElementType(*this, {getData(), getExpanded()});
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(expectRank(*this, getShape(), "shape", 1)))
+    return failure();
+  Type e = getElemType(getShape());
+  if (e && !e.isInteger(64))
+    return emitOpError() << "shape must be int64";
+  return verifySameElementType(*this, {getData(), getReshaped()});
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(verifySameElementType(*this, {getData(), getTransposed()})))
+    return failure();
+  auto perm = getPerm();
+  if (!perm)
+    return success();
+  std::optional<int64_t> rank = getRank(getData());
+  if (rank && (int64_t)perm->size() != *rank)
+    return emitOpError() << "perm has " << perm->size()
+                         << " entries for rank " << *rank;
+  llvm::SmallSet<int64_t, 8> seen;
+  for (int64_t p : *perm)
+    if (p < 0 || p >= (int64_t)perm->size() || !seen.insert(p).second)
+      return emitOpError() << "perm is not a permutation";
+  return success();
+}
+
+LogicalResult ShapeOp::verify() {
+  Type e = getElemType(getShape());
+  if (e && !e.isInteger(64))
+    return emitOpError() << "result must be int64";
+  return expectRank(*this, getShape(), "result", 1);
+}
+
+LogicalResult ConstantOp::verify() {
+  int n = (getValue() ? 1 : 0) + (getValueFloat() ? 1 : 0) +
+          (getValueFloats() ? 1 : 0) + (getValueInt() ? 1 : 0) +
+          (getValueInts() ? 1 : 0) + (getValueString() ? 1 : 0) +
+          (getValueStrings() ? 1 : 0);
+  if (n != 1)
+    return emitOpError() << "needs exactly one value attribute, has " << n;
+  if (auto v = getValue()) {
+    auto rt = dyn_cast<TensorType>(getOutput().getType());
+    if (rt && rt.hasRank() && rt != v->getType())
+      return emitOpError() << "value type " << v->getType()
+                           << " differs from result type " << rt;
+  }
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::verify() {
+  if (auto v = getValue()) {
+    if (v->getNumElements() != 1)
+      return emitOpError() << "'value' must hold one element";
+    Type res = getElemType(getOutput());
+    if (res && res != v->getElementType())
+      return emitOpError() << "result element type differs from 'value'";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrent ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks the shared shape rules of LSTM/GRU/RNN. `gates` is G, `numActs` the
+/// activations per direction.
+template <typename OpTy>
+LogicalResult verifyRecurrent(OpTy op, int64_t gates, int64_t numActs) {
+  StringRef dir = op.getDirection();
+  if (dir != "forward" && dir != "reverse" && dir != "bidirectional")
+    return op.emitOpError() << "direction must be forward, reverse or "
+                               "bidirectional, got '" << dir << "'";
+  if (op.getLayout() != 0 && op.getLayout() != 1)
+    return op.emitOpError() << "layout must be 0 or 1";
+  int64_t d = op.getNumDirections();
+  Operation *o = op.getOperation();
+  if (failed(expectRank(o, op.getX(), "X", 3)) ||
+      failed(expectRank(o, op.getW(), "W", 3)) ||
+      failed(expectRank(o, op.getR(), "R", 3)))
+    return failure();
+  if (failed(verifySameElementType(o, {op.getX(), op.getW(), op.getR()})))
+    return failure();
+
+  std::optional<int64_t> hidden;
+  if (op.getHiddenSize())
+    hidden = *op.getHiddenSize();
+  else if (auto r = getShape(op.getR()); r && isStaticDim((*r)[2]))
+    hidden = (*r)[2];
+  if (hidden && *hidden <= 0)
+    return op.emitOpError() << "hidden_size must be positive";
+  std::optional<int64_t> gh;
+  if (hidden)
+    gh = gates * *hidden;
+  std::optional<int64_t> inputSize;
+  if (auto x = getShape(op.getX()); x && isStaticDim((*x)[2]))
+    inputSize = (*x)[2];
+
+  if (failed(expectDim(o, op.getW(), "W", 0, d)) ||
+      failed(expectDim(o, op.getW(), "W", 1, gh)) ||
+      failed(expectDim(o, op.getW(), "W", 2, inputSize)) ||
+      failed(expectDim(o, op.getR(), "R", 0, d)) ||
+      failed(expectDim(o, op.getR(), "R", 1, gh)) ||
+      failed(expectDim(o, op.getR(), "R", 2, hidden)))
+    return failure();
+  if (!isNone(op.getB())) {
+    std::optional<int64_t> twoGH;
+    if (gh)
+      twoGH = 2 * *gh;
+    if (failed(expectRank(o, op.getB(), "B", 2)) ||
+        failed(expectDim(o, op.getB(), "B", 0, d)) ||
+        failed(expectDim(o, op.getB(), "B", 1, twoGH)))
+      return failure();
+  }
+  std::optional<int64_t> batch;
+  if (auto x = getShape(op.getX())) {
+    int64_t b = (*x)[op.getLayout() == 0 ? 1 : 0];
+    if (isStaticDim(b))
+      batch = b;
+  }
+  if (!isNone(op.getSequenceLens()))
+    if (failed(expectRank(o, op.getSequenceLens(), "sequence_lens", 1)) ||
+        failed(expectDim(o, op.getSequenceLens(), "sequence_lens", 0, batch)))
+      return failure();
+  auto checkState = [&](Value v, StringRef what) -> LogicalResult {
+    if (isNone(v))
+      return success();
+    int64_t dAxis = op.getLayout() == 0 ? 0 : 1;
+    if (failed(expectRank(o, v, what, 3)) ||
+        failed(expectDim(o, v, what, dAxis, d)) ||
+        failed(expectDim(o, v, what, 1 - dAxis, batch)) ||
+        failed(expectDim(o, v, what, 2, hidden)))
+      return failure();
+    return success();
+  };
+  if (failed(checkState(op.getInitialH(), "initial_h")))
+    return failure();
+  if constexpr (std::is_same_v<OpTy, LSTMOp>) {
+    if (failed(checkState(op.getInitialC(), "initial_c")))
+      return failure();
+    if (!isNone(op.getP())) {
+      std::optional<int64_t> threeH;
+      if (hidden)
+        threeH = 3 * *hidden;
+      if (failed(expectRank(o, op.getP(), "P", 2)) ||
+          failed(expectDim(o, op.getP(), "P", 0, d)) ||
+          failed(expectDim(o, op.getP(), "P", 1, threeH)))
+        return failure();
+    }
+    if (op.getInputForget() != 0 && op.getInputForget() != 1)
+      return op.emitOpError() << "input_forget must be 0 or 1";
+  }
+  if constexpr (std::is_same_v<OpTy, GRUOp>) {
+    if (op.getLinearBeforeReset() != 0 && op.getLinearBeforeReset() != 1)
+      return op.emitOpError() << "linear_before_reset must be 0 or 1";
+  }
+  if (auto acts = op.getActivations()) {
+    if ((int64_t)acts->size() != numActs * d)
+      return op.emitOpError() << "needs " << numActs * d
+                              << " activations, got " << acts->size();
+    static const llvm::StringRef known[] = {
+        "Relu", "Tanh", "Sigmoid", "Affine", "LeakyRelu", "ThresholdedRelu",
+        "ScaledTanh", "HardSigmoid", "Elu", "Softsign", "Softplus"};
+    for (Attribute a : *acts) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      if (!llvm::is_contained(known, name))
+        return op.emitOpError() << "unknown activation '" << name << "'";
+    }
+  }
+  if (op.getClip() && op.getClip()->convertToFloat() <= 0.0f)
+    return op.emitOpError() << "clip must be positive";
+  // Outputs: Y [T, D, B, H] (layout 0) or [B, T, D, H]; states like the inputs.
+  if (!isNone(op.getY()))
+    if (failed(expectRank(o, op.getY(), "Y", 4)) ||
+        failed(expectDim(o, op.getY(), "Y", op.getLayout() == 0 ? 1 : 2, d)) ||
+        failed(expectDim(o, op.getY(), "Y", 3, hidden)))
+      return failure();
+  if (failed(checkState(op.getYH(), "Y_h")))
+    return failure();
+  return success();
+}
+} // namespace
+
+LogicalResult LSTMOp::verify() {
+  if (failed(verifyRecurrent(*this, 4, 3)))
+    return failure();
+  int64_t dAxis = getLayout() == 0 ? 0 : 1;
+  if (!isa<NoneType>(getYC().getType()))
+    return expectDim(*this, getYC(), "Y_c", dAxis, getNumDirections());
+  return success();
+}
+LogicalResult GRUOp::verify() { return verifyRecurrent(*this, 3, 2); }
+LogicalResult RNNOp::verify() { return verifyRecurrent(*this, 1, 1); }
+
+#define GET_OP_CLASSES
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.cpp.inc"

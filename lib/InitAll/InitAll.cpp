@@ -1,0 +1,24 @@
+//===- InitAll.cpp - register everything lstm-opt provides ----------------===//
+
+#include "lstm-opt/InitAll.h"
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<lstm_opt::onnx::ONNXDialect, mlir::func::FuncDialect>();
+}
+
+void lstm_opt::registerAllPasses() {
+  static bool once = [] {
+    mlir::registerTransformsPasses();
+    return true;
+  }();
+  (void)once;
+}
+
+void lstm_opt::registerAllPipelines() { lstm_opt::registerPipelines(); }

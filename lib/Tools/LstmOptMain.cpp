@@ -1,0 +1,372 @@
+//===- LstmOptMain.cpp - the lstm-opt driver ------------------------------===//
+
+#include "lstm-opt/Tools/LstmOptMain.h"
+
+#include "lstm-opt/InitAll.h"
+#include "lstm-opt/Pipelines/Pipelines.h"
+#include "lstm-opt/Target/ONNX/ONNXExport.h"
+#include "lstm-opt/Target/ONNX/ONNXImport.h"
+#include "lstm-opt/Tools/Report.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace {
+
+llvm::cl::OptionCategory lstmOptCategory("lstm-opt options");
+
+llvm::cl::opt<std::string> emitFormat(
+    "emit", llvm::cl::desc("Output format: onnx, onnxtext or mlir (default: "
+                           "from the output file's extension, else mlir)"),
+    llvm::cl::value_desc("format"), llvm::cl::init(""),
+    llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> reportKind(
+    "report",
+    llvm::cl::desc("Print a summary: --report (text) or --report=json"),
+    llvm::cl::ValueOptional, llvm::cl::init("none"),
+    llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> reportFile(
+    "report-file",
+    llvm::cl::desc("Write the --report summary to this file instead of "
+                   "stdout/stderr"),
+    llvm::cl::value_desc("path"), llvm::cl::init(""),
+    llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> target(
+    "target",
+    llvm::cl::desc("What to produce: onnx (fused standard ONNX; default), "
+                   "cpu, cudnn, gpu"),
+    llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<bool> noShapeInference(
+    "no-shape-inference",
+    llvm::cl::desc("Do not run ONNX shape inference when importing"),
+    llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<bool> noOnnxCheck(
+    "no-onnx-check",
+    llvm::cl::desc("Do not run onnx's checker on the exported model"),
+    llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
+
+enum class Format { MLIR, ONNX, ONNXText };
+
+bool isMLIRFile(StringRef path) {
+  StringRef ext = llvm::sys::path::extension(path);
+  return ext == ".mlir" || ext == ".mlirbc";
+}
+
+/// True if the command line names a pass or a pipeline: then the default
+/// pipeline is not run.
+bool hasExplicitPasses(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    StringRef arg = argv[i];
+    if (arg == "--")
+      break;
+    if (!arg.consume_front("-"))
+      continue;
+    arg.consume_front("-");
+    StringRef name = arg.split('=').first;
+    if (name == "pass-pipeline" || name == "p")
+      return true;
+    if (PassInfo::lookup(name) || PassPipelineInfo::lookup(name))
+      return true;
+  }
+  return false;
+}
+
+/// Finds the file location and the first NameLoc (the ONNX node) of `loc`.
+void describeLocation(Location loc, std::string &file, unsigned &line,
+                      unsigned &col, std::string &node) {
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l); f && file.empty()) {
+      file = f.getFilename().str();
+      line = f.getLine();
+      col = f.getColumn();
+    }
+    if (auto n = dyn_cast<NameLoc>(l); n && node.empty())
+      node = n.getName().str();
+    return WalkResult::advance();
+  });
+}
+
+/// Prints diagnostics as `file: severity: node 'x': message` (file:line:col
+/// for textual input) and keeps remarks and warnings for the report.
+class DriverDiagnostics {
+public:
+  DriverDiagnostics(MLIRContext &ctx, RunReport &report)
+      : handler(&ctx, [this, &report](Diagnostic &diag) {
+          print(diag, report);
+          return success();
+        }) {}
+
+private:
+  void print(Diagnostic &diag, RunReport &report) {
+    std::string file, node;
+    unsigned line = 0, col = 0;
+    describeLocation(diag.getLocation(), file, line, col, node);
+    std::string message = diag.str();
+    StringRef severity;
+    llvm::raw_ostream::Colors color = llvm::raw_ostream::RED;
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error: severity = "error"; break;
+    case DiagnosticSeverity::Warning:
+      severity = "warning";
+      color = llvm::raw_ostream::MAGENTA;
+      break;
+    case DiagnosticSeverity::Remark:
+      severity = "remark";
+      color = llvm::raw_ostream::BLUE;
+      break;
+    case DiagnosticSeverity::Note: severity = "note"; break;
+    }
+    if (diag.getSeverity() == DiagnosticSeverity::Remark ||
+        diag.getSeverity() == DiagnosticSeverity::Warning)
+      report.remarks.push_back({severity.str(), node, message});
+    auto &os = llvm::errs();
+    os << (file.empty() ? std::string("<unknown>") : file);
+    if (line)
+      os << ":" << line << ":" << col;
+    os << ": ";
+    llvm::WithColor(os, color, /*Bold=*/true) << severity << ": ";
+    // Importer messages already name the node.
+    if (!node.empty() && !StringRef(message).starts_with("node "))
+      os << "node '" << node << "': ";
+    os << message << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  note: " << note.str() << "\n";
+  }
+
+  ScopedDiagnosticHandler handler;
+};
+
+/// Times each pass for the report.
+class PassTimer : public PassInstrumentation {
+public:
+  explicit PassTimer(RunReport &report) : report(report) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    starts.push_back(std::chrono::steady_clock::now());
+  }
+  void runAfterPass(Pass *pass, Operation *) override { record(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override { record(pass); }
+
+private:
+  void record(Pass *pass) {
+    auto start = starts.pop_back_val();
+    if (pass->getArgument().empty())
+      return; // pass-manager adaptors
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    report.phases.push_back({("pass " + pass->getArgument()).str(), ms});
+  }
+  RunReport &report;
+  SmallVector<std::chrono::steady_clock::time_point> starts;
+};
+
+/// Writes `data` to `path` through a temporary file in the same folder and a
+/// rename, so a failed run never leaves a partial file behind.
+LogicalResult writeAtomically(StringRef path, StringRef data) {
+  if (path == "-") {
+    llvm::outs() << data;
+    llvm::outs().flush();
+    return success();
+  }
+  auto temp = llvm::sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
+  if (!temp) {
+    llvm::errs() << path << ": error: cannot create the output file: "
+                 << llvm::toString(temp.takeError()) << "\n";
+    return failure();
+  }
+  {
+    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    os << data;
+    os.flush();
+    if (os.has_error()) {
+      llvm::errs() << path << ": error: cannot write the output file: "
+                   << os.error().message() << "\n";
+      os.clear_error();
+      llvm::consumeError(temp->discard());
+      return failure();
+    }
+  }
+  if (llvm::Error e = temp->keep(path)) {
+    llvm::errs() << path << ": error: cannot write the output file: "
+                 << llvm::toString(std::move(e)) << "\n";
+    return failure();
+  }
+  return success();
+}
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - t)
+      .count();
+}
+
+/// The ONNX-aware path: import or parse, run passes, export or print.
+int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
+              Format outFormat, DialectRegistry &registry) {
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  RunReport report;
+  report.input = inputPath.str();
+  report.output = outputPath.str();
+  DriverDiagnostics diagnostics(context, report);
+
+  // Parse/import.
+  auto start = std::chrono::steady_clock::now();
+  OwningOpRef<ModuleOp> module;
+  bool onnxInput = isONNXFile(inputPath);
+  if (onnxInput) {
+    ONNXImportOptions options;
+    options.shapeInference = !noShapeInference;
+    module = importONNXFile(inputPath, &context, options);
+  } else {
+    ParserConfig config(&context);
+    module = parseSourceFile<ModuleOp>(inputPath, config);
+  }
+  if (!module)
+    return 1;
+  report.phases.push_back({onnxInput ? "import" : "parse", msSince(start)});
+  report.opsBefore = RunReport::countOps(*module);
+
+  // Passes: the named ones, else the default pipeline for ONNX input.
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  pm.addInstrumentation(std::make_unique<PassTimer>(report));
+  if (hasExplicitPasses(argc, argv)) {
+    MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+    if (failed(config.setupPassPipeline(pm)))
+      return 1;
+  } else if (onnxInput) {
+    buildDefaultPipeline(pm);
+  }
+  start = std::chrono::steady_clock::now();
+  if (failed(pm.run(*module)))
+    return 1;
+  report.phases.push_back({"passes", msSince(start)});
+  report.opsAfter = RunReport::countOps(*module);
+
+  // Output.
+  start = std::chrono::steady_clock::now();
+  std::string data;
+  llvm::raw_string_ostream os(data);
+  if (outFormat == Format::MLIR) {
+    module->print(os);
+  } else {
+    ONNXExportOptions options;
+    options.runChecker = !noOnnxCheck;
+    if (failed(exportONNX(*module, os,
+                          outFormat == Format::ONNX ? ONNXFileFormat::Binary
+                                                    : ONNXFileFormat::Text,
+                          options)))
+      return 1;
+  }
+  if (failed(writeAtomically(outputPath, data)))
+    return 1;
+  report.phases.push_back({"export", msSince(start)});
+
+  if (reportKind != "none") {
+    std::string text;
+    llvm::raw_string_ostream ros(text);
+    if (reportKind == "json")
+      report.printJSON(ros);
+    else
+      report.printText(ros);
+    if (!reportFile.empty()) {
+      if (failed(writeAtomically(reportFile, text)))
+        return 1;
+    } else if (outputPath == "-") {
+      llvm::errs() << text;
+    } else {
+      llvm::outs() << text;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+int lstm_opt::lstmOptMain(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllPasses();
+  registerAllPipelines();
+
+  auto [inputPath, outputPath] =
+      registerAndParseCLIOptions(argc, argv, "lstm-opt: recurrent-network "
+                                             "optimiser for ONNX models\n",
+                                 registry);
+
+  if (reportKind != "none" && reportKind != "" && reportKind != "text" &&
+      reportKind != "json") {
+    llvm::errs() << "lstm-opt: error: --report takes 'text' or 'json', not '"
+                 << reportKind << "'\n";
+    return 1;
+  }
+  if (reportKind == "")
+    reportKind = "text";
+  if (target != "onnx") {
+    if (target == "cpu" || target == "cudnn" || target == "gpu")
+      llvm::errs() << "lstm-opt: error: --target=" << target
+                   << " is not available in this build yet; use "
+                      "--target=onnx\n";
+    else
+      llvm::errs() << "lstm-opt: error: unknown --target '" << target
+                   << "' (onnx, cpu, cudnn, gpu)\n";
+    return 1;
+  }
+
+  Format outFormat = Format::MLIR;
+  if (!emitFormat.empty()) {
+    if (emitFormat == "onnx")
+      outFormat = Format::ONNX;
+    else if (emitFormat == "onnxtext")
+      outFormat = Format::ONNXText;
+    else if (emitFormat != "mlir") {
+      llvm::errs() << "lstm-opt: error: --emit takes onnx, onnxtext or mlir, "
+                      "not '"
+                   << emitFormat << "'\n";
+      return 1;
+    }
+  } else if (outputPath != "-" && isONNXFile(outputPath)) {
+    outFormat = getONNXFileFormat(outputPath) == ONNXFileFormat::Text
+                    ? Format::ONNXText
+                    : Format::ONNX;
+  }
+
+  bool onnxSide = isONNXFile(inputPath) || outFormat != Format::MLIR ||
+                  reportKind != "none";
+  if (!onnxSide)
+    return asMainReturnCode(
+        MlirOptMain(argc, argv, inputPath, outputPath, registry));
+  if (inputPath == "-") {
+    llvm::errs() << "lstm-opt: error: ONNX input must be a file (external "
+                    "data is resolved next to it)\n";
+    return 1;
+  }
+  return runDriver(argc, argv, inputPath, outputPath, outFormat, registry);
+}

@@ -1,0 +1,101 @@
+//===- Report.cpp - the --report summary of an lstm-opt run ---------------===//
+
+#include "lstm-opt/Tools/Report.h"
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace lstm_opt;
+
+std::map<std::string, int64_t> RunReport::countOps(ModuleOp module) {
+  std::map<std::string, int64_t> counts;
+  module.walk([&](Operation *op) {
+    if (isa<ModuleOp, func::FuncOp, func::ReturnOp, onnx::NoneOp,
+            onnx::InitializerOp, onnx::YieldOp>(op))
+      return;
+    StringRef type = onnx::getOnnxOpType(op);
+    if (type.empty()) {
+      ++counts[op->getName().getStringRef().str()];
+      return;
+    }
+    std::string key = type.str();
+    if (auto node = dyn_cast<onnx::NodeOp>(op))
+      if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
+        key = (node.getDomain() + "." + type).str();
+    ++counts[key];
+  });
+  return counts;
+}
+
+static int64_t total(const std::map<std::string, int64_t> &m) {
+  int64_t n = 0;
+  for (auto &kv : m)
+    n += kv.second;
+  return n;
+}
+
+void RunReport::printText(llvm::raw_ostream &os) const {
+  os << "lstm-opt report: " << input << " -> " << output << "\n";
+  os << "  nodes: " << total(opsBefore) << " -> " << total(opsAfter) << "\n";
+  std::map<std::string, std::pair<int64_t, int64_t>> rows;
+  for (auto &kv : opsBefore)
+    rows[kv.first].first = kv.second;
+  for (auto &kv : opsAfter)
+    rows[kv.first].second = kv.second;
+  size_t width = 8;
+  for (auto &kv : rows)
+    width = std::max(width, kv.first.size());
+  os << "  " << llvm::left_justify("op", width) << "  before   after\n";
+  for (auto &kv : rows)
+    os << "  " << llvm::left_justify(kv.first, width) << "  "
+       << llvm::format_decimal(kv.second.first, 6) << "  "
+       << llvm::format_decimal(kv.second.second, 6)
+       << (kv.second.first != kv.second.second ? "  *" : "") << "\n";
+  os << "  time:";
+  double sum = 0;
+  for (auto &p : phases) {
+    os << " " << p.name << " " << llvm::format("%.1f", p.ms) << " ms;";
+    sum += p.ms;
+  }
+  os << " total " << llvm::format("%.1f", sum) << " ms\n";
+  if (remarks.empty())
+    return;
+  os << "  remarks (" << remarks.size() << "):\n";
+  for (auto &r : remarks) {
+    os << "    " << r.severity << ": ";
+    if (!r.node.empty())
+      os << "node '" << r.node << "': ";
+    os << r.message << "\n";
+  }
+}
+
+void RunReport::printJSON(llvm::raw_ostream &os) const {
+  auto counts = [](const std::map<std::string, int64_t> &m) {
+    llvm::json::Object o;
+    for (auto &kv : m)
+      o[kv.first] = kv.second;
+    return o;
+  };
+  llvm::json::Array phaseArr;
+  for (auto &p : phases)
+    phaseArr.push_back(llvm::json::Object{{"name", p.name}, {"ms", p.ms}});
+  llvm::json::Array remarkArr;
+  for (auto &r : remarks)
+    remarkArr.push_back(llvm::json::Object{
+        {"severity", r.severity}, {"node", r.node}, {"message", r.message}});
+  llvm::json::Object root{
+      {"input", input},
+      {"output", output},
+      {"nodes_before", total(opsBefore)},
+      {"nodes_after", total(opsAfter)},
+      {"ops_before", counts(opsBefore)},
+      {"ops_after", counts(opsAfter)},
+      {"phases", std::move(phaseArr)},
+      {"remarks", std::move(remarkArr)},
+  };
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what lstm-opt needs on Debian 12 (idempotent; does nothing that is already there).
+#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, ninja, ccache, python3-venv, python3-torch
+#   Python (.venv, using Debian's python3 so that python3-torch is visible): numpy<2, onnx, onnxruntime
+# Usage: scripts/setup.sh [--no-python]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  cmake ninja-build ccache g++ pkg-config
+  llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  googletest libgtest-dev
+  python3 python3-venv python3-numpy python3-torch
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" != "--no-python" ]; then
+  if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv (Debian python3, with system site packages for python3-torch)"
+    /usr/bin/python3 -m venv --system-site-packages .venv
+  fi
+  stamp=.venv/.requirements.stamp
+  if ! cmp -s scripts/requirements-test.txt "$stamp" 2>/dev/null; then
+    echo "setup: installing Python test packages into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/requirements-test.txt
+    cp scripts/requirements-test.txt "$stamp"
+  fi
+fi
