@@ -17,7 +17,9 @@
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -243,8 +245,16 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     options.shapeInference = !noShapeInference;
     module = importONNXFile(inputPath, &context, options);
   } else {
+    std::string errorMessage;
+    auto file = openInputFile(inputPath, &errorMessage);
+    if (!file) {
+      llvm::errs() << inputPath << ": error: " << errorMessage << "\n";
+      return 1;
+    }
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     ParserConfig config(&context);
-    module = parseSourceFile<ModuleOp>(inputPath, config);
+    module = parseSourceFile<ModuleOp>(sourceMgr, config);
   }
   if (!module)
     return 1;
@@ -363,10 +373,5 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   if (!onnxSide)
     return asMainReturnCode(
         MlirOptMain(argc, argv, inputPath, outputPath, registry));
-  if (inputPath == "-") {
-    llvm::errs() << "lstm-opt: error: ONNX input must be a file (external "
-                    "data is resolved next to it)\n";
-    return 1;
-  }
   return runDriver(argc, argv, inputPath, outputPath, outFormat, registry);
 }

@@ -530,11 +530,15 @@ LogicalResult ModelExporter::exportModule(ModuleOp module,
   };
   auto irVersion = module->getAttrOfType<IntegerAttr>(od::attrs::kIrVersion);
   model.set_ir_version(irVersion ? irVersion.getInt() : kDefaultIrVersion);
-  if (auto opsets = module->getAttrOfType<DictionaryAttr>(od::attrs::kOpsetImport)) {
-    for (NamedAttribute na : opsets) {
+  if (auto opsets = module->getAttrOfType<ArrayAttr>(od::attrs::kOpsetImport)) {
+    for (Attribute a : opsets) {
+      auto opset = dyn_cast<od::OpsetAttr>(a);
+      if (!opset)
+        return module.emitError() << od::attrs::kOpsetImport
+                                  << " must hold #onnx.opset attributes";
       auto *o = model.add_opset_import();
-      o->set_domain(na.getName().str());
-      o->set_version(cast<IntegerAttr>(na.getValue()).getInt());
+      o->set_domain(opset.getDomain().str());
+      o->set_version(opset.getVersion());
     }
   } else {
     auto *o = model.add_opset_import();
@@ -547,11 +551,16 @@ LogicalResult ModelExporter::exportModule(ModuleOp module,
   model.set_doc_string(getStr(od::attrs::kDocString));
   if (auto v = module->getAttrOfType<IntegerAttr>(od::attrs::kModelVersion))
     model.set_model_version(v.getInt());
-  if (auto props = module->getAttrOfType<DictionaryAttr>(od::attrs::kMetadataProps))
-    for (NamedAttribute na : props) {
+  if (auto props = module->getAttrOfType<ArrayAttr>(od::attrs::kMetadataProps))
+    for (Attribute a : props) {
+      auto kv = dyn_cast<ArrayAttr>(a);
+      if (!kv || kv.size() != 2 || !isa<StringAttr>(kv[0]) ||
+          !isa<StringAttr>(kv[1]))
+        return module.emitError() << od::attrs::kMetadataProps
+                                  << " must hold [key, value] string pairs";
       auto *p = model.add_metadata_props();
-      p->set_key(na.getName().str());
-      p->set_value(cast<StringAttr>(na.getValue()).str());
+      p->set_key(cast<StringAttr>(kv[0]).str());
+      p->set_value(cast<StringAttr>(kv[1]).str());
     }
   if (auto opaque = module->getAttrOfType<StringAttr>(od::attrs::kOpaqueModelFields)) {
     pb::ModelProto rest;

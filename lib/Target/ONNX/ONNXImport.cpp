@@ -1099,15 +1099,15 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
   Builder b(ctx);
-  SmallVector<NamedAttribute> opsetAttrs;
+  SmallVector<Attribute> opsetAttrs;
   for (const auto &o : model.opset_import())
-    opsetAttrs.push_back(b.getNamedAttr(o.domain(), b.getI64IntegerAttr(o.version())));
+    opsetAttrs.push_back(od::OpsetAttr::get(ctx, o.domain(), o.version()));
   auto setStr = [&](StringRef name, const std::string &v) {
     if (!v.empty())
       (*module)->setAttr(name, b.getStringAttr(v));
   };
   (*module)->setAttr(od::attrs::kIrVersion, b.getI64IntegerAttr(model.ir_version()));
-  (*module)->setAttr(od::attrs::kOpsetImport, b.getDictionaryAttr(opsetAttrs));
+  (*module)->setAttr(od::attrs::kOpsetImport, b.getArrayAttr(opsetAttrs));
   setStr(od::attrs::kProducerName, model.producer_name());
   setStr(od::attrs::kProducerVersion, model.producer_version());
   setStr(od::attrs::kModelDomain, model.domain());
@@ -1116,10 +1116,10 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
     (*module)->setAttr(od::attrs::kModelVersion,
                        b.getI64IntegerAttr(model.model_version()));
   if (model.metadata_props_size()) {
-    SmallVector<NamedAttribute> props;
+    SmallVector<Attribute> props;
     for (const auto &p : model.metadata_props())
-      props.push_back(b.getNamedAttr(p.key(), b.getStringAttr(p.value())));
-    (*module)->setAttr(od::attrs::kMetadataProps, b.getDictionaryAttr(props));
+      props.push_back(b.getStrArrayAttr({p.key(), p.value()}));
+    (*module)->setAttr(od::attrs::kMetadataProps, b.getArrayAttr(props));
   }
   // Model-local functions and training info are kept verbatim.
   if (model.functions_size() || model.training_info_size()) {

@@ -15,6 +15,9 @@ using namespace lstm_opt::onnx;
 #define GET_TYPEDEF_CLASSES
 #include "lstm-opt/Dialect/ONNX/IR/ONNXTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "lstm-opt/Dialect/ONNX/IR/ONNXAttrs.cpp.inc"
+
 void ONNXDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST
@@ -24,6 +27,10 @@ void ONNXDialect::registerTypes() {
 
 void ONNXDialect::initialize() {
   registerTypes();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "lstm-opt/Dialect/ONNX/IR/ONNXAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.cpp.inc"

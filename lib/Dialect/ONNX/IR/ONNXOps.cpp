@@ -102,12 +102,13 @@ int64_t lstm_opt::onnx::getDefaultOpset(Operation *op) {
                                       : op->getParentOfType<ModuleOp>();
   if (!module)
     return 0;
-  auto opsets = module->getAttrOfType<DictionaryAttr>(attrs::kOpsetImport);
+  auto opsets = module->getAttrOfType<ArrayAttr>(attrs::kOpsetImport);
   if (!opsets)
     return 0;
-  for (StringRef domain : {"", "ai.onnx"})
-    if (auto v = opsets.getAs<IntegerAttr>(domain))
-      return v.getInt();
+  for (Attribute a : opsets)
+    if (auto o = dyn_cast<OpsetAttr>(a))
+      if (o.getDomain().empty() || o.getDomain() == "ai.onnx")
+        return o.getVersion();
   return 0;
 }
 

@@ -33,6 +33,7 @@ def ONNX_Dialect : Dialect {
       and the module records opset imports and model metadata.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerTypes();
   }];
@@ -72,6 +73,22 @@ def ONNX_MapType : ONNX_Type<"Map", "map"> {
   let summary = "ONNX map type";
   let parameters = (ins "::mlir::Type":$keyType, "::mlir::Type":$valueType);
   let assemblyFormat = "`<` $keyType `,` $valueType `>`";
+}
+
+def ONNX_OpsetAttr : AttrDef<ONNX_Dialect, "Opset"> {
+  let mnemonic = "opset";
+  let summary = "one opset import of the model: a domain and its version";
+  let description = [{
+    The module's `onnx.opset_import` is a list of these, in the model's
+    order. `""` is the default ONNX domain.
+
+    ```mlir
+    module attributes {onnx.opset_import = [#onnx.opset<"", 17>, #onnx.opset<"ai.onnx.ml", 3>]}
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the domain">:$domain,
+                        "int64_t":$version);
+  let assemblyFormat = "`<` $domain `,` $version `>`";
 }
 
 // ONNX INT attribute: signless i64 read as a signed int64_t (ODS's I64Attr

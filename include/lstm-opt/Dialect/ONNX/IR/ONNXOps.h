@@ -14,6 +14,9 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#define GET_ATTRDEF_CLASSES
+#include "lstm-opt/Dialect/ONNX/IR/ONNXAttrs.h.inc"
+
 #define GET_TYPEDEF_CLASSES
 #include "lstm-opt/Dialect/ONNX/IR/ONNXTypes.h.inc"
 
@@ -35,7 +38,8 @@ inline constexpr llvm::StringLiteral kDocString = "onnx.doc_string";
 inline constexpr llvm::StringLiteral kOutputNames = "onnx.names";
 /// On a func.func: the ONNX graph name.
 inline constexpr llvm::StringLiteral kGraphName = "onnx.graph_name";
-/// On the module: model-level fields.
+/// On the module: model-level fields. opset_import is a list of
+/// #onnx.opset<domain, version>; metadata_props a list of [key, value].
 inline constexpr llvm::StringLiteral kIrVersion = "onnx.ir_version";
 inline constexpr llvm::StringLiteral kOpsetImport = "onnx.opset_import";
 inline constexpr llvm::StringLiteral kProducerName = "onnx.producer_name";

@@ -144,7 +144,8 @@ def ONNX_NodeOp : Op<ONNX_Dialect, "node", [
   let results = (outs Variadic<ONNX_ValueOrNone>:$outputs);
   let regions = (region VariadicRegion<SizedRegion<1>>:$graphs);
   let assemblyFormat = [{
-    $op_type `(` $inputs `)` attr-dict `:` functional-type($inputs, results) ($graphs^)?
+    $op_type `(` $inputs `)` (`graphs` $graphs^)? attr-dict `:`
+    functional-type($inputs, results)
   }];
   let extraClassDeclaration = [{
     static ::mlir::RegionKind getRegionKind(unsigned) {

@@ -1,0 +1,45 @@
+# -*- Python -*-
+# lit configuration of the lstm-opt test suite: FileCheck tests of passes
+# (.mlir), of the importer (.onnxtext), command-line and error tests (.test),
+# the gtest units (unittests/) and the end-to-end tests on exported models
+# (e2e/, against ONNX Runtime).
+
+import os
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "LSTM_OPT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".onnxtext", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.lstm_opt_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "models", "Utils", "unittests"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%srcroot", config.lstm_opt_src_root))
+config.substitutions.append(
+    ("%expect-exit", config.python_executable + " " +
+     os.path.join(config.lstm_opt_src_root, "test", "Utils", "expect_exit.py")))
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.lstm_opt_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["lstm-opt"], tool_dirs)
+llvm_config.with_environment("PATH", config.lstm_opt_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# End-to-end tests need onnx and onnxruntime in the configured Python.
+try:
+    subprocess.check_call([config.python_executable, "-c",
+                           "import onnx, onnxruntime, numpy"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("onnxruntime")
+except (OSError, subprocess.CalledProcessError):
+    lit_config.warning("onnx/onnxruntime not importable by " +
+                       config.python_executable + ": e2e tests are UNSUPPORTED")
