@@ -152,7 +152,8 @@ private:
     os << ": ";
     llvm::WithColor(os, color, /*Bold=*/true) << severity << ": ";
     // Importer messages already name the node.
-    if (!node.empty() && !StringRef(message).starts_with("node "))
+    if (!node.empty() &&
+        StringRef(message).find("'" + node + "'") == StringRef::npos)
       os << "node '" << node << "': ";
     os << message << "\n";
     for (Diagnostic &note : diag.getNotes())

@@ -46,6 +46,7 @@ private:
   LogicalResult exportType(Location loc, Type type, DictionaryAttr ioAttrs,
                            pb::TypeProto &out, bool &known);
   std::string uniqueName(StringRef base);
+  std::string uniqueNodeName(StringRef base);
   std::string nameOf(Value v);
 
   const ONNXExportOptions &options;
@@ -63,6 +64,16 @@ std::string ModelExporter::uniqueName(StringRef base) {
   for (unsigned i = 1;; ++i) {
     std::string candidate = name + "__" + std::to_string(i);
     if (usedNames.insert(candidate).second)
+      return candidate;
+  }
+}
+
+std::string ModelExporter::uniqueNodeName(StringRef base) {
+  if (usedNodeNames.insert(base).second)
+    return base.str();
+  for (unsigned i = 1;; ++i) {
+    std::string candidate = base.str() + "__" + std::to_string(i);
+    if (usedNodeNames.insert(candidate).second)
       return candidate;
   }
 }
@@ -283,16 +294,14 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
                               "onnx dialect first";
   pb::NodeProto &node = *graph.add_node();
   node.set_op_type(opType.str());
+  // Every node gets a unique name (runtimes such as ONNX Runtime name fused
+  // nodes after their sources and reject duplicates): the one its location
+  // carries, else `<OpType>_<n>`.
   std::string nodeName = nodeNameFromLoc(op->getLoc());
-  if (!nodeName.empty()) {
-    if (!usedNodeNames.insert(nodeName).second)
-      for (unsigned i = 1;; ++i)
-        if (usedNodeNames.insert(nodeName + "__" + std::to_string(i)).second) {
-          nodeName += "__" + std::to_string(i);
-          break;
-        }
-    node.set_name(nodeName);
-  }
+  if (nodeName.empty())
+    nodeName = opType.str() + "_" + std::to_string(graph.node_size() - 1);
+  nodeName = uniqueNodeName(nodeName);
+  node.set_name(nodeName);
   if (auto doc = op->getAttrOfType<StringAttr>(od::attrs::kDocString))
     node.set_doc_string(doc.str());
 
@@ -473,7 +482,7 @@ LogicalResult ModelExporter::exportGraph(Block &block,
     if (have != outNames[i]) {
       pb::NodeProto &id = *graph.add_node();
       id.set_op_type("Identity");
-      id.set_name(uniqueName(outNames[i] + "_identity"));
+      id.set_name(uniqueNodeName(outNames[i] + "_identity"));
       id.add_input(have);
       id.add_output(outNames[i]);
     }

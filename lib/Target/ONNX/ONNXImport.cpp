@@ -203,6 +203,7 @@ private:
   Location fileLoc = UnknownLoc::get(ctx);
   llvm::StringMap<int64_t> opsets;
   llvm::DenseMap<Block *, Value> noneValues;
+  std::string inferenceWarning;
   /// Types of the values of the graph being imported, by name.
   std::vector<llvm::StringMap<const pb::TypeProto *>> typeScopes;
 };
@@ -758,13 +759,23 @@ LogicalResult ModelImporter::topologicalOrder(const pb::GraphProto &graph,
         ready.push(u);
   }
   if ((int)order.size() != n) {
-    for (int i = 0; i < n; ++i)
-      if (indegree[i] > 0) {
-        error(nodeLoc(graph.node(i)))
-            << "the graph has a cycle through "
-            << describeNode(graph.node(i), i);
-        return failure();
-      }
+    // Some node is left: walk its unsorted producers until one repeats; that
+    // node is on a cycle (the first left-over node may only sit behind one).
+    int at = 0;
+    while (indegree[at] == 0)
+      ++at;
+    std::vector<bool> seen(n, false);
+    while (!seen[at]) {
+      seen[at] = true;
+      for (int d : deps[at])
+        if (indegree[d] > 0) {
+          at = d;
+          break;
+        }
+    }
+    error(nodeLoc(graph.node(at)))
+        << "the graph has a cycle through " << describeNode(graph.node(at), at);
+    return failure();
   }
   return success();
 }
@@ -1065,6 +1076,10 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
 }
 
 OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
+  if (model.ir_version() == 0) {
+    error() << "the model has no IR version (ir_version is missing or 0)";
+    return nullptr;
+  }
   if (model.ir_version() < kMinIrVersion || model.ir_version() > kMaxIrVersion) {
     error() << "unsupported ONNX IR version " << model.ir_version()
             << " (lstm-opt reads versions " << kMinIrVersion << " to "
@@ -1091,9 +1106,13 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
   if (options.shapeInference) {
     std::string err;
     if (opsets.lookup("") <= proto::maxKnownOpset("")) {
+      // Inference merges what it infers into the declared graph outputs
+      // (a symbolic dim may become static): keep the declared ones.
+      auto declaredOutputs = model.graph().output();
       if (!proto::inferShapes(model, err))
-        emitWarning(fileLoc) << "ONNX shape inference failed (" << err
-                             << "); intermediate types stay unknown";
+        inferenceWarning = "ONNX shape inference failed (" + err +
+                           "); intermediate types stay unknown";
+      *model.mutable_graph()->mutable_output() = std::move(declaredOutputs);
     }
   }
 
@@ -1168,6 +1187,10 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
 
   if (failed(verify(*module)))
     return nullptr;
+  // Reported only for a model that imports: a defect found above is the
+  // better message.
+  if (!inferenceWarning.empty())
+    emitWarning(fileLoc) << inferenceWarning;
   return module;
 }
 
