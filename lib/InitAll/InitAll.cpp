@@ -5,12 +5,17 @@
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<lstm_opt::onnx::ONNXDialect, mlir::func::FuncDialect>();
+  registry.insert<lstm_opt::onnx::ONNXDialect, mlir::func::FuncDialect,
+                  mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::tensor::TensorDialect>();
 }
 
 void lstm_opt::registerAllPasses() {

@@ -267,6 +267,21 @@ DEFINE_BINARY_VERIFIER(MulOp)
 DEFINE_BINARY_VERIFIER(DivOp)
 #undef DEFINE_BINARY_VERIFIER
 
+// Ops whose result has the element type of their (first) input.
+#define DEFINE_SAME_ELEMENT_VERIFIER(OP, IN, OUT)                              \
+  LogicalResult OP::verify() {                                                 \
+    return verifySameElementType(*this, {get##IN(), get##OUT()});              \
+  }
+DEFINE_SAME_ELEMENT_VERIFIER(NegOp, X, Y)
+DEFINE_SAME_ELEMENT_VERIFIER(SigmoidOp, X, Y)
+DEFINE_SAME_ELEMENT_VERIFIER(TanhOp, X, Y)
+DEFINE_SAME_ELEMENT_VERIFIER(ReluOp, X, Y)
+DEFINE_SAME_ELEMENT_VERIFIER(HardSigmoidOp, X, Y)
+DEFINE_SAME_ELEMENT_VERIFIER(IdentityOp, Input, Output)
+DEFINE_SAME_ELEMENT_VERIFIER(SoftmaxOp, Input, Output)
+DEFINE_SAME_ELEMENT_VERIFIER(LogSoftmaxOp, Input, Output)
+#undef DEFINE_SAME_ELEMENT_VERIFIER
+
 LogicalResult GemmOp::verify() {
   if (failed(expectRank(*this, getA(), "A", 2)) ||
       failed(expectRank(*this, getB(), "B", 2)))

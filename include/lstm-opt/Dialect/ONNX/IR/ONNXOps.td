@@ -51,11 +51,11 @@ class ONNX_Op<string mnemonic, dag ins, dag attrs, list<Trait> traits = []>
 
 class ONNX_UnaryOp<string mnemonic, string desc, dag attrs = (ins),
                    list<Trait> traits = []>
-    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$X), attrs,
-              !listconcat([SameOperandsAndResultElementType], traits)> {
+    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$X), attrs, traits> {
   let summary = "ONNX " # mnemonic;
   let description = desc;
   let results = (outs ONNX_Tensor:$Y);
+  let hasVerifier = 1;
 }
 
 class ONNX_BinaryOp<string mnemonic, string desc>
@@ -239,11 +239,16 @@ def ONNX_ClipOp : ONNX_Op<"Clip",
   let hasVerifier = 1;
 }
 
-def ONNX_IdentityOp : ONNX_Op<"Identity", (ins ONNX_AnyValue:$input), (ins),
-                              [AllTypesMatch<["input", "output"]>]> {
+def ONNX_IdentityOp : ONNX_Op<"Identity", (ins ONNX_AnyValue:$input), (ins)> {
   let summary = "ONNX Identity";
-  let description = "Returns its input (tensor, sequence or optional).";
+  let description = [{
+    Returns its input (tensor, sequence or optional). Input and output types
+    may differ in what they state (a graph output may declare a symbolic dim
+    the input has static, or a type the input's producer leaves unknown);
+    known element types must agree.
+  }];
   let results = (outs ONNX_AnyValue:$output);
+  let hasVerifier = 1;
 }
 
 def ONNX_CastOp : ONNX_Op<"Cast", (ins ONNX_Tensor:$input),
@@ -255,8 +260,9 @@ def ONNX_CastOp : ONNX_Op<"Cast", (ins ONNX_Tensor:$input),
 }
 
 def ONNX_SoftmaxOp : ONNX_Op<"Softmax", (ins ONNX_Tensor:$input),
-    (ins OptionalAttr<ONNX_IntAttr>:$axis), [SameOperandsAndResultElementType]> {
+    (ins OptionalAttr<ONNX_IntAttr>:$axis)> {
   let summary = "ONNX Softmax";
+  let hasVerifier = 1;
   let description = [{
     When `axis` is absent its default depends on the opset: 1 (coerced to 2-D)
     before opset 13, -1 from opset 13 on. The attribute is kept as written.
@@ -265,8 +271,9 @@ def ONNX_SoftmaxOp : ONNX_Op<"Softmax", (ins ONNX_Tensor:$input),
 }
 
 def ONNX_LogSoftmaxOp : ONNX_Op<"LogSoftmax", (ins ONNX_Tensor:$input),
-    (ins OptionalAttr<ONNX_IntAttr>:$axis), [SameOperandsAndResultElementType]> {
+    (ins OptionalAttr<ONNX_IntAttr>:$axis)> {
   let summary = "ONNX LogSoftmax";
+  let hasVerifier = 1;
   let description = [{ Same axis rules as `onnx.Softmax`. }];
   let results = (outs ONNX_Tensor:$output);
 }

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Writes a synthetic unrolled LSTM model the way PyTorch exports an
+nn.LSTMCell loop: per step Gather(x, t), two MatMuls, bias Adds, Split into
+four gates, Sigmoid/Tanh, the cell and hidden updates (16 nodes per step),
+with the weights shared by all steps.
+
+Usage: make_unrolled_lstm.py OUT.onnx --steps T [--hidden H] [--input I] [--batch B]
+"""
+import argparse
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def build(steps, hidden, inp, batch, opset=17):
+    rng = np.random.default_rng(0)
+    H, I, B = hidden, inp, batch
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((I, 4 * H)).astype(np.float32) * 0.1, "W_T"),
+        numpy_helper.from_array(rng.standard_normal((H, 4 * H)).astype(np.float32) * 0.1, "R_T"),
+        numpy_helper.from_array(rng.standard_normal((4 * H,)).astype(np.float32) * 0.1, "b"),
+        numpy_helper.from_array(np.array([H, H, H, H], np.int64), "split"),
+    ]
+    nodes = []
+    h, c = "h0", "c0"
+    outs = []
+    for t in range(steps):
+        p = f"s{t}_"
+        inits.append(numpy_helper.from_array(np.array(t, np.int64), p + "idx"))
+        nodes += [
+            helper.make_node("Gather", ["x", p + "idx"], [p + "xt"], name=p + "gather", axis=0),
+            helper.make_node("MatMul", [p + "xt", "W_T"], [p + "xw"], name=p + "mm_x"),
+            helper.make_node("MatMul", [h, "R_T"], [p + "hr"], name=p + "mm_h"),
+            helper.make_node("Add", [p + "xw", "b"], [p + "xwb"], name=p + "add_b"),
+            helper.make_node("Add", [p + "xwb", p + "hr"], [p + "g"], name=p + "add_g"),
+            helper.make_node("Split", [p + "g", "split"], [p + "i", p + "f", p + "gg", p + "o"],
+                             name=p + "split", axis=1),
+            helper.make_node("Sigmoid", [p + "i"], [p + "si"], name=p + "sig_i"),
+            helper.make_node("Sigmoid", [p + "f"], [p + "sf"], name=p + "sig_f"),
+            helper.make_node("Tanh", [p + "gg"], [p + "tg"], name=p + "tanh_g"),
+            helper.make_node("Sigmoid", [p + "o"], [p + "so"], name=p + "sig_o"),
+            helper.make_node("Mul", [p + "sf", c], [p + "fc"], name=p + "mul_fc"),
+            helper.make_node("Mul", [p + "si", p + "tg"], [p + "ig"], name=p + "mul_ig"),
+            helper.make_node("Add", [p + "fc", p + "ig"], [p + "c"], name=p + "add_c"),
+            helper.make_node("Tanh", [p + "c"], [p + "tc"], name=p + "tanh_c"),
+            helper.make_node("Mul", [p + "so", p + "tc"], [p + "h"], name=p + "mul_h"),
+            helper.make_node("Unsqueeze", [p + "h", "axis0"], [p + "hu"], name=p + "unsq"),
+        ]
+        h, c = p + "h", p + "c"
+        outs.append(p + "hu")
+    inits.append(numpy_helper.from_array(np.array([0], np.int64), "axis0"))
+    nodes.append(helper.make_node("Concat", outs, ["y"], name="stack", axis=0))
+    nodes.append(helper.make_node("Identity", [h], ["h_n"], name="h_out"))
+    nodes.append(helper.make_node("Identity", [c], ["c_n"], name="c_out"))
+    graph = helper.make_graph(
+        nodes, "unrolled_lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, B, I]),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [B, H]),
+         helper.make_tensor_value_info("c0", TensorProto.FLOAT, [B, H])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, B, H]),
+         helper.make_tensor_value_info("h_n", TensorProto.FLOAT, [B, H]),
+         helper.make_tensor_value_info("c_n", TensorProto.FLOAT, [B, H])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="lstm-opt bench")
+    model.ir_version = 8
+    return model
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--steps", type=int, required=True)
+    ap.add_argument("--hidden", type=int, default=8)
+    ap.add_argument("--input", type=int, default=8)
+    ap.add_argument("--batch", type=int, default=1)
+    a = ap.parse_args()
+    model = build(a.steps, a.hidden, a.input, a.batch)
+    onnx.save(model, a.out)
+    print(f"{a.out}: {len(model.graph.node)} nodes, {len(model.graph.initializer)} initializers")
+
+
+if __name__ == "__main__":
+    main()
