@@ -3,6 +3,7 @@
 #include "lstm-opt/InitAll.h"
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -13,7 +14,8 @@
 #include "mlir/Transforms/Passes.h"
 
 void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<lstm_opt::onnx::ONNXDialect, mlir::func::FuncDialect,
+  registry.insert<lstm_opt::onnx::ONNXDialect, lstm_opt::rnn::RNNDialect,
+                  mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect>();
 }
