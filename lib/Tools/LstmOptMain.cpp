@@ -73,11 +73,6 @@ llvm::cl::opt<bool> noOnnxCheck(
 
 enum class Format { MLIR, ONNX, ONNXText };
 
-bool isMLIRFile(StringRef path) {
-  StringRef ext = llvm::sys::path::extension(path);
-  return ext == ".mlir" || ext == ".mlirbc";
-}
-
 /// True if the command line names a pass or a pipeline: then the default
 /// pipeline is not run.
 bool hasExplicitPasses(int argc, char **argv) {
@@ -195,7 +190,30 @@ LogicalResult writeAtomically(StringRef path, StringRef data) {
     llvm::outs().flush();
     return success();
   }
-  auto temp = llvm::sys::fs::TempFile::create(path + ".tmp-%%%%%%%%");
+  // A device, FIFO or other non-regular file (e.g. /dev/null) is written in
+  // place; a symlink is followed so the rename replaces its target.
+  SmallString<256> target(path);
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) &&
+      llvm::sys::fs::exists(status)) {
+    if (!llvm::sys::fs::is_regular_file(status)) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(path, ec);
+      if (!ec) {
+        os << data;
+        os.flush();
+      }
+      if (ec || os.has_error()) {
+        llvm::errs() << path << ": error: cannot write the output: "
+                     << (ec ? ec.message() : os.error().message()) << "\n";
+        os.clear_error();
+        return failure();
+      }
+      return success();
+    }
+    llvm::sys::fs::real_path(path, target);
+  }
+  auto temp = llvm::sys::fs::TempFile::create(target + ".tmp-%%%%%%%%");
   if (!temp) {
     llvm::errs() << path << ": error: cannot create the output file: "
                  << llvm::toString(temp.takeError()) << "\n";
@@ -213,7 +231,7 @@ LogicalResult writeAtomically(StringRef path, StringRef data) {
       return failure();
     }
   }
-  if (llvm::Error e = temp->keep(path)) {
+  if (llvm::Error e = temp->keep(target)) {
     llvm::errs() << path << ": error: cannot write the output file: "
                  << llvm::toString(std::move(e)) << "\n";
     return failure();
@@ -232,6 +250,9 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
               Format outFormat, DialectRegistry &registry) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name the node; printing the op (possibly the whole module)
+  // along with them drowns the message.
+  context.printOpOnDiagnostic(false);
   RunReport report;
   report.input = inputPath.str();
   report.output = outputPath.str();
@@ -340,6 +361,8 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   }
   if (reportKind == "")
     reportKind = "text";
+  if (reportKind == "none" && !reportFile.empty())
+    reportKind = "text"; // --report-file alone asks for the text report
   if (target != "onnx") {
     if (target == "cpu" || target == "cudnn" || target == "gpu")
       llvm::errs() << "lstm-opt: error: --target=" << target

@@ -59,7 +59,9 @@ void RunReport::printText(llvm::raw_ostream &os) const {
   double sum = 0;
   for (auto &p : phases) {
     os << " " << p.name << " " << llvm::format("%.1f", p.ms) << " ms;";
-    sum += p.ms;
+    // Named passes are part of "passes": not added twice.
+    if (!StringRef(p.name).starts_with("pass "))
+      sum += p.ms;
   }
   os << " total " << llvm::format("%.1f", sum) << " ms\n";
   if (remarks.empty())

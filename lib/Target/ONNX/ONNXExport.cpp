@@ -437,7 +437,14 @@ LogicalResult ModelExporter::exportGraph(Block &block,
     bool fresh = isa<OpResult>(v) && !valueNames.count(v) &&
                  !isa<od::InitializerOp>(v.getDefiningOp()) &&
                  !claimed.count(v);
-    if (fresh) {
+    auto init = v.getDefiningOp<od::InitializerOp>();
+    if (init && init.getName() == base && !valueNames.count(v) &&
+        !usedNames.contains(base)) {
+      // An initializer that is itself a graph output keeps its name.
+      usedNames.insert(base);
+      valueNames[v] = base;
+      outNames.push_back(base);
+    } else if (fresh) {
       std::string name = uniqueName(base);
       valueNames[v] = name;
       claimed.insert(v);

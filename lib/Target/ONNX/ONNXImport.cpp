@@ -45,8 +45,7 @@ namespace od = lstm_opt::onnx;
 
 ONNXFileFormat lstm_opt::getONNXFileFormat(StringRef path) {
   StringRef ext = llvm::sys::path::extension(path);
-  return ext == ".onnxtext" || ext == ".txt" ? ONNXFileFormat::Text
-                                             : ONNXFileFormat::Binary;
+  return ext == ".onnxtext" ? ONNXFileFormat::Text : ONNXFileFormat::Binary;
 }
 
 bool lstm_opt::isONNXFile(StringRef path) {
@@ -935,7 +934,9 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
     state.addTypes(resultTypes);
     auto registered = state.name.getRegisteredInfo();
     ArrayRef<StringAttr> inherent = registered->getAttributeNames();
+    SmallVector<std::string> onnxAttrNames;
     for (NamedAttribute &na : onnxAttrs) {
+      onnxAttrNames.push_back(na.getName().str());
       // ONNX attributes named like an input are held as `<name>_attr`.
       std::string renamed = (na.getName().getValue() + "_attr").str();
       if (llvm::any_of(inherent, [&](StringAttr s) { return s == renamed; }))
@@ -943,6 +944,17 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
       state.addAttribute(na.getName(), na.getValue());
     }
     op = builder.create(state);
+    // An attribute of the wrong kind (a FLOAT `transB`, say) is not stored
+    // by the typed op: refuse the model instead of dropping it.
+    for (auto [onnxName, na] : llvm::zip(onnxAttrNames, state.attributes)) {
+      if (op->getAttr(na.getName()) == na.getValue())
+        continue;
+      error(loc) << what << ": attribute '" << onnxName
+                 << "' has the wrong kind for " << node.op_type() << " ("
+                 << na.getValue() << ")";
+      op->erase();
+      return failure();
+    }
   } else {
     auto nodeOp = od::NodeOp::create(
         builder, loc, resultTypes, operands, node.op_type(), node.domain(),

@@ -215,6 +215,13 @@ LogicalResult InitializerOp::verify() {
   return success();
 }
 
+void InitializerOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getGraphInput())
+    effects.emplace_back(MemoryEffects::Write::get());
+}
+
 LogicalResult NodeOp::verify() {
   if (getOpType().empty())
     return emitOpError() << "needs a non-empty op_type";

@@ -97,15 +97,18 @@ def ONNX_NoneOp : Op<ONNX_Dialect, "none", [Pure, ConstantLike]> {
   let hasFolder = 1;
 }
 
-def ONNX_InitializerOp : Op<ONNX_Dialect, "initializer", [Pure,
-    AllTypesMatch<["value", "result"]>]> {
+def ONNX_InitializerOp : Op<ONNX_Dialect, "initializer", [
+    AllTypesMatch<["value", "result"]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "an ONNX graph initializer";
   let description = [{
     A named constant of the graph. The importer stores the tensor as a dense
     resource attribute that owns the bytes read from the model (no copy); the
     exporter writes it back as an initializer under the same name. With
     `graph_input`, the initializer is also listed among the graph inputs (a
-    default value a runtime may override; IR version < 4 style).
+    default value a runtime may override; IR version < 4 style); such an
+    initializer is part of the graph's interface and is never removed as
+    dead code (it reports a write effect), a plain one is pure.
 
     ```mlir
     %w = onnx.initializer "W" dense_resource<W> : tensor<128x32xf32>
@@ -118,7 +121,7 @@ def ONNX_InitializerOp : Op<ONNX_Dialect, "initializer", [Pure,
 }
 
 def ONNX_NodeOp : Op<ONNX_Dialect, "node", [
-    RecursiveMemoryEffects, RegionKindInterface,
+    RegionKindInterface,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "any ONNX operator, kept generically";
   let description = [{
@@ -130,8 +133,8 @@ def ONNX_NodeOp : Op<ONNX_Dialect, "node", [
     `onnx.yield` returns the subgraph outputs; values of enclosing graphs are
     referenced directly, as ONNX scoping allows.
 
-    Nothing about the node's semantics is assumed, so it is never removed or
-    moved by generic transformations.
+    Nothing about the node's semantics is assumed: it has unknown memory
+    effects, so generic transformations never remove or move it.
 
     ```mlir
     %y = onnx.node "LayerNormalization"(%x, %s, %b) {domain = "", attrs = {axis = -1 : i64, epsilon = 9.99999974E-6 : f32}} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
@@ -402,8 +405,8 @@ def ONNX_ConstantOp : ONNX_Op<"Constant", (ins),
          OptionalAttr<StrArrayAttr>:$value_strings)> {
   let summary = "ONNX Constant";
   let description = [{
-    Exactly one of the value attributes is set (sparse constants are imported
-    as `onnx.node`).
+    Exactly one of the value attributes is set (`sparse_value` is refused at
+    import: lstm-opt does not support sparse tensors).
 
     ```mlir
     %axes = onnx.Constant() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
