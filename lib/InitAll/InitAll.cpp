@@ -3,7 +3,9 @@
 #include "lstm-opt/InitAll.h"
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Conversion/Passes.h"
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -23,6 +25,8 @@ void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
 void lstm_opt::registerAllPasses() {
   static bool once = [] {
     mlir::registerTransformsPasses();
+    lstm_opt::rnn::registerRNNPasses();
+    lstm_opt::registerLstmOptConversionPasses();
     return true;
   }();
   (void)once;

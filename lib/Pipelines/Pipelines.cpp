@@ -2,6 +2,9 @@
 
 #include "lstm-opt/Pipelines/Pipelines.h"
 
+#include "lstm-opt/Conversion/Passes.h"
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -9,10 +12,12 @@ using namespace mlir;
 
 void lstm_opt::buildDefaultPipeline(OpPassManager &pm,
                                     const DefaultPipelineOptions &options) {
-  // The recognition passes join here. Until then the default pipeline is
-  // empty: the model is imported and written back unchanged.
-  (void)pm;
+  // Recognise the cells, roll them into layers, write standard ONNX layers.
+  // Every pass leaves what it cannot prove untouched (with a remark).
   (void)options;
+  pm.addPass(rnn::createRNNRecognizeCellsPass());
+  pm.addPass(rnn::createRNNRollTimeLoopPass());
+  pm.addPass(createConvertRNNToONNXPass());
 }
 
 void lstm_opt::registerPipelines() {

@@ -5,7 +5,8 @@ Usage: roundtrip.py --lstm-opt PATH MODEL.onnx [--workdir DIR]
 
 Runs three round trips and compares each result with the original:
   pure:    lstm-opt MODEL -o out.onnx --pass-pipeline='builtin.module()'
-  default: lstm-opt MODEL -o out.onnx            (the default pipeline)
+  default: lstm-opt MODEL -o out.onnx            (the default pipeline:
+           fused cells, so outputs are compared within rtol 1e-5)
   text:    lstm-opt MODEL -o m.mlir; lstm-opt m.mlir -o out.onnx
 For the pure round trip everything must be identical: model fields, opsets,
 metadata, graph inputs/outputs (names, types, symbolic dims), initializers
@@ -141,13 +142,21 @@ def run_ort(path, feeds):
     return dict(zip(names, sess.run(names, feeds)))
 
 
-def compare_ort(orig_path, new_path, feeds, tag):
+def compare_ort(orig_path, new_path, feeds, tag, exact=True):
+    """Bit-identical outputs, or (exact=False, for rewritten graphs) equal
+    within rtol 1e-5 / atol 1e-6."""
     a = run_ort(orig_path, feeds)
     b = run_ort(new_path, feeds)
     check(sorted(a) == sorted(b), f"{tag}: ORT output names")
-    bad = [k for k in a if k in b and not (a[k].shape == b[k].shape and
-                                           np.array_equal(a[k], b[k], equal_nan=True))]
-    check(not bad, f"{tag}: ORT outputs bit-identical (differ: {bad})")
+    def same(x, y):
+        if x.shape != y.shape:
+            return False
+        if exact:
+            return np.array_equal(x, y, equal_nan=True)
+        return np.allclose(x, y, rtol=1e-5, atol=1e-6)
+    bad = [k for k in a if k in b and not same(a[k], b[k])]
+    what = "bit-identical" if exact else "equal within rtol 1e-5"
+    check(not bad, f"{tag}: ORT outputs {what} (differ: {bad})")
 
 
 def checker(path, tag):
@@ -181,8 +190,8 @@ def main():
     default = os.path.join(work, "default.onnx")
     run([tool, args.model, "-o", default])
     checker(default, "default")
-    compare_initializers(orig, onnx.load(default), "default")
-    compare_ort(args.model, default, feeds, "default")
+    # The default pipeline rewrites recurrent cells: equal within tolerance.
+    compare_ort(args.model, default, feeds, "default", exact=False)
 
     mlir = os.path.join(work, "model.mlir")
     text = os.path.join(work, "text.onnx")

@@ -2,7 +2,7 @@
 
 func.func @cell_w_rows(%x: tensor<2x8xf32>, %h: tensor<2x16xf32>, %w: tensor<60x8xf32>, %r: tensor<64x16xf32>, %b: tensor<64xf32>) {
   // expected-error @+1 {{'rnn.lstm_cell' op W dimension 0 is 60, expected 64}}
-  %h1, %c1 = rnn.lstm_cell %x, %h, %h, %w, %r, %b, %b : tensor<2x8xf32>, tensor<2x16xf32>, tensor<60x8xf32>, tensor<64x16xf32>, tensor<64xf32>
+  %h1, %c1 = rnn.lstm_cell %x, %h, %h, %w, %r, %b, %b : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<60x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>)
   return
 }
 
@@ -10,7 +10,7 @@ func.func @cell_w_rows(%x: tensor<2x8xf32>, %h: tensor<2x16xf32>, %w: tensor<60x
 
 func.func @cell_batch(%x: tensor<3x8xf32>, %h: tensor<2x16xf32>, %w: tensor<48x8xf32>, %r: tensor<48x16xf32>, %b: tensor<48xf32>) {
   // expected-error @+1 {{'rnn.gru_cell' op h dimension 0 is 2, expected 3}}
-  %h1 = rnn.gru_cell %x, %h, %w, %r, %b, %b : tensor<3x8xf32>, tensor<2x16xf32>, tensor<48x8xf32>, tensor<48x16xf32>, tensor<48xf32>
+  %h1 = rnn.gru_cell %x, %h, %w, %r, %b, %b : (tensor<3x8xf32>, tensor<2x16xf32>, tensor<48x8xf32>, tensor<48x16xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16xf32>
   return
 }
 
@@ -18,7 +18,7 @@ func.func @cell_batch(%x: tensor<3x8xf32>, %h: tensor<2x16xf32>, %w: tensor<48x8
 
 func.func @cell_acts(%x: tensor<2x8xf32>, %h: tensor<2x16xf32>, %w: tensor<16x8xf32>, %r: tensor<16x16xf32>, %b: tensor<16xf32>) {
   // expected-error @+1 {{'rnn.rnn_cell' op needs 1 activations, got 2}}
-  %h1 = rnn.rnn_cell %x, %h, %w, %r, %b, %b {activations = ["Tanh", "Relu"]} : tensor<2x8xf32>, tensor<2x16xf32>, tensor<16x8xf32>, tensor<16x16xf32>, tensor<16xf32>
+  %h1 = rnn.rnn_cell %x, %h, %w, %r, %b, %b {activations = ["Tanh", "Relu"]} : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<16x8xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
   return
 }
 

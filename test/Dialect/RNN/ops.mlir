@@ -6,12 +6,12 @@ func.func @cells(%x: tensor<2x8xf32>, %h: tensor<2x16xf32>, %c: tensor<2x16xf32>
                  %w4: tensor<64x8xf32>, %r4: tensor<64x16xf32>, %b4: tensor<64xf32>,
                  %w3: tensor<48x8xf32>, %r3: tensor<48x16xf32>, %b3: tensor<48xf32>,
                  %w1: tensor<16x8xf32>, %r1: tensor<16x16xf32>, %b1: tensor<16xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>) {
-  // CHECK: rnn.lstm_cell %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x8xf32>, tensor<2x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>
-  %h1, %c1 = rnn.lstm_cell %x, %h, %c, %w4, %r4, %b4, %b4 : tensor<2x8xf32>, tensor<2x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>
+  // CHECK: rnn.lstm_cell %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>)
+  %h1, %c1 = rnn.lstm_cell %x, %h, %c, %w4, %r4, %b4, %b4 : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>)
   // CHECK: rnn.gru_cell {{.*}} {linear_before_reset}
-  %h2 = rnn.gru_cell %x, %h1, %w3, %r3, %b3, %b3 {linear_before_reset} : tensor<2x8xf32>, tensor<2x16xf32>, tensor<48x8xf32>, tensor<48x16xf32>, tensor<48xf32>
+  %h2 = rnn.gru_cell %x, %h1, %w3, %r3, %b3, %b3 {linear_before_reset} : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<48x8xf32>, tensor<48x16xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16xf32>
   // CHECK: rnn.rnn_cell {{.*}} {activations = ["Relu"]}
-  %h3 = rnn.rnn_cell %x, %h2, %w1, %r1, %b1, %b1 {activations = ["Relu"]} : tensor<2x8xf32>, tensor<2x16xf32>, tensor<16x8xf32>, tensor<16x16xf32>, tensor<16xf32>
+  %h3 = rnn.rnn_cell %x, %h2, %w1, %r1, %b1, %b1 {activations = ["Relu"]} : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<16x8xf32>, tensor<16x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
   return %h1, %c1, %h3 : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
 }
 

@@ -160,6 +160,10 @@ LogicalResult verifyLayer(OpTy op, int64_t steps, int64_t batch,
 } // namespace
 
 LogicalResult LSTMCellOp::verify() {
+  if (failed(checkShape(*this, getC(), "c",
+                        {pick(dim(getH(), 0), dim(getX(), 0)),
+                         pick(dim(getH(), 1), dim(getR(), 1))})))
+    return failure();
   return verifyCell(*this, CellKind::LSTM, getX(), getH(), getW(), getR(),
                     getBw(), getBr(), getResults(), getActivations());
 }

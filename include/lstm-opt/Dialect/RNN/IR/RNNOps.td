@@ -22,8 +22,7 @@ defvar RNN_ActivationAttrs = (ins
 // One time step
 //===----------------------------------------------------------------------===//
 
-def RNN_LSTMCellOp : RNN_Op<"lstm_cell", [
-    AllTypesMatch<["h", "c", "h_out", "c_out"]>, AllTypesMatch<["Bw", "Br"]>]> {
+def RNN_LSTMCellOp : RNN_Op<"lstm_cell"> {
   let summary = "one LSTM step";
   let description = [{
     With `gates = x W^T + Bw + h R^T + Br` split into `i, f, g, o`:
@@ -31,7 +30,10 @@ def RNN_LSTMCellOp : RNN_Op<"lstm_cell", [
     `f, g, h` default to Sigmoid, Tanh, Tanh.
 
     ```mlir
-    %h1, %c1 = rnn.lstm_cell %x, %h0, %c0, %W, %R, %Bw, %Br : tensor<1x8xf32>, tensor<1x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>
+    %h1, %c1 = rnn.lstm_cell %x, %h0, %c0, %W, %R, %Bw, %Br : (tensor<1x8xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+
+    States and results are `[B, H]`; their types may differ in what they
+    know statically (a dynamic batch on one, static on another).
     ```
   }];
   let arguments = !con((ins AnyRankedTensor:$x, AnyRankedTensor:$h,
@@ -41,13 +43,12 @@ def RNN_LSTMCellOp : RNN_Op<"lstm_cell", [
   let results = (outs AnyRankedTensor:$h_out, AnyRankedTensor:$c_out);
   let assemblyFormat = [{
     $x `,` $h `,` $c `,` $W `,` $R `,` $Bw `,` $Br attr-dict `:`
-    type($x) `,` type($h) `,` type($W) `,` type($R) `,` type($Bw)
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def RNN_GRUCellOp : RNN_Op<"gru_cell", [
-    AllTypesMatch<["h", "h_out"]>, AllTypesMatch<["Bw", "Br"]>]> {
+def RNN_GRUCellOp : RNN_Op<"gru_cell"> {
   let summary = "one GRU step";
   let description = [{
     With gate order `r, z, n`: `r = f(x Wr^T + Bwr + h Rr^T + Brr)`,
@@ -62,13 +63,12 @@ def RNN_GRUCellOp : RNN_Op<"gru_cell", [
   let results = (outs AnyRankedTensor:$h_out);
   let assemblyFormat = [{
     $x `,` $h `,` $W `,` $R `,` $Bw `,` $Br attr-dict `:`
-    type($x) `,` type($h) `,` type($W) `,` type($R) `,` type($Bw)
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def RNN_RNNCellOp : RNN_Op<"rnn_cell", [
-    AllTypesMatch<["h", "h_out"]>, AllTypesMatch<["Bw", "Br"]>]> {
+def RNN_RNNCellOp : RNN_Op<"rnn_cell"> {
   let summary = "one simple RNN step";
   let description = [{
     `h' = f(x W^T + Bw + h R^T + Br)`, `f` Tanh by default (or Relu, ...).
@@ -80,7 +80,7 @@ def RNN_RNNCellOp : RNN_Op<"rnn_cell", [
   let results = (outs AnyRankedTensor:$h_out);
   let assemblyFormat = [{
     $x `,` $h `,` $W `,` $R `,` $Bw `,` $Br attr-dict `:`
-    type($x) `,` type($h) `,` type($W) `,` type($R) `,` type($Bw)
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }

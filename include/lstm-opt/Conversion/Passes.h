@@ -1,0 +1,15 @@
+//===- Passes.h - lstm-opt conversion passes --------------------*- C++ -*-===//
+
+#ifndef LSTM_OPT_CONVERSION_PASSES_H
+#define LSTM_OPT_CONVERSION_PASSES_H
+
+#include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
+
+namespace lstm_opt {
+
+#define GEN_PASS_REGISTRATION
+#include "lstm-opt/Conversion/Passes.h.inc"
+
+} // namespace lstm_opt
+
+#endif // LSTM_OPT_CONVERSION_PASSES_H

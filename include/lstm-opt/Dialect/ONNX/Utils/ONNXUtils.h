@@ -1,0 +1,95 @@
+//===- ONNXUtils.h - reading and making onnx constants and glue -*- C++ -*-===//
+//
+// Helpers the passes share: read constant tensors (initializers, Constant
+// nodes, arith.constant, through Identity), create new initializers (deduped
+// by content), and build the small onnx ops that glue a rewrite in, in the
+// form the module's opset needs (Squeeze/Unsqueeze axes are an input from
+// opset 13 on, an attribute before).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H
+#define LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+#include <vector>
+
+namespace lstm_opt::onnx {
+
+/// Follows onnx.Identity chains to the value that defines `v`'s data.
+mlir::Value skipIdentities(mlir::Value v);
+
+/// The constant attribute behind `v` (onnx.initializer, onnx.Constant with
+/// `value`, arith.constant; through Identity), or null.
+mlir::ElementsAttr getConstantAttr(mlir::Value v);
+
+/// A constant f32 tensor's shape and values.
+struct F32Tensor {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<float> values;
+  int64_t numElements() const { return (int64_t)values.size(); }
+};
+std::optional<F32Tensor> getConstantF32(mlir::Value v);
+std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
+
+/// A constant integer tensor (i32/i64, also Constant value_int(s)) as int64.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
+
+/// Creates initializers in a function, reusing one per distinct content, so
+/// that T steps that share weights share one value.
+class ConstantBuilder {
+public:
+  explicit ConstantBuilder(mlir::func::FuncOp func);
+  mlir::Value getF32(mlir::Location loc, llvm::StringRef name,
+                     llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<float> values);
+  mlir::Value getI64(mlir::Location loc, llvm::StringRef name,
+                     llvm::ArrayRef<int64_t> shape,
+                     llvm::ArrayRef<int64_t> values);
+
+private:
+  mlir::Value create(mlir::Location loc, llvm::StringRef name,
+                     mlir::RankedTensorType type, llvm::ArrayRef<char> bytes);
+  mlir::func::FuncOp func;
+  llvm::StringSet<> names;
+  std::map<std::pair<std::string, std::string>, mlir::Value> byContent;
+};
+
+/// Glue ops. `axes` are non-negative.
+mlir::Value createSqueeze(mlir::OpBuilder &b, mlir::Location loc,
+                          ConstantBuilder &consts, mlir::Value v,
+                          llvm::ArrayRef<int64_t> axes);
+mlir::Value createUnsqueeze(mlir::OpBuilder &b, mlir::Location loc,
+                            ConstantBuilder &consts, mlir::Value v,
+                            llvm::ArrayRef<int64_t> axes);
+mlir::Value createTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value v, llvm::ArrayRef<int64_t> perm);
+/// Gather of index `index` along `axis` (removes that axis).
+mlir::Value createGatherIndex(mlir::OpBuilder &b, mlir::Location loc,
+                              ConstantBuilder &consts, mlir::Value v,
+                              int64_t axis, int64_t index);
+/// Slice [start, end) along `axis`.
+mlir::Value createSliceAxis(mlir::OpBuilder &b, mlir::Location loc,
+                            ConstantBuilder &consts, mlir::Value v,
+                            int64_t axis, int64_t start, int64_t end);
+
+/// Erases those of `ops` that have no users and no memory effects, then,
+/// transitively, the producers of their operands that became dead. Ops of
+/// unknown semantics (onnx.node) and graph-input initializers stay.
+/// `onErase` is told of each op just before it is erased.
+void eraseDeadOps(llvm::ArrayRef<mlir::Operation *> ops,
+                  llvm::function_ref<void(mlir::Operation *)> onErase = {});
+
+/// Marks `op` as lstm-opt's output name for result `i` (keeps exported names
+/// readable).
+void setOutputName(mlir::Operation *op, unsigned i, llvm::StringRef name);
+
+} // namespace lstm_opt::onnx
+
+#endif // LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H

@@ -1,0 +1,22 @@
+//===- Passes.h - rnn dialect passes ----------------------------*- C++ -*-===//
+
+#ifndef LSTM_OPT_DIALECT_RNN_TRANSFORMS_PASSES_H
+#define LSTM_OPT_DIALECT_RNN_TRANSFORMS_PASSES_H
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace lstm_opt::rnn {
+
+#define GEN_PASS_DECL
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h.inc"
+
+} // namespace lstm_opt::rnn
+
+#endif // LSTM_OPT_DIALECT_RNN_TRANSFORMS_PASSES_H

@@ -1,0 +1,961 @@
+//===- RecognizeCells.cpp - find recurrent cells by their equations -------===//
+//
+// Two jobs:
+//  * standard onnx.LSTM/GRU/RNN layers become rnn.sequence (gate blocks
+//    reordered to the canonical order, bias split, layout 1 transposed);
+//  * one step of an unrolled LSTM becomes rnn.lstm_cell. The match is on the
+//    equations, not on node shapes: an Add of two Muls is c' = f*c + i*g
+//    when one Mul holds two activations (i, g) and the other an activation
+//    (f) and a value (c); h' = o*h(c') is found among the users of c'. The
+//    gate pre-activations are then expanded into linear forms
+//    sum_v v * W_v + b over MatMul/Gemm/Add/Sub/Split/Slice/Concat and
+//    constants, whatever the exporter's node order, gate order, packing or
+//    Gemm/MatMul choice. Exactly two inputs (the step input and the hidden
+//    state) must remain; their weights become W and R.
+// A near-miss leaves the graph unchanged and emits a remark on the node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/GateLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+
+namespace lstm_opt::rnn {
+#define GEN_PASS_DEF_RNNRECOGNIZECELLSPASS
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h.inc"
+} // namespace lstm_opt::rnn
+
+using namespace mlir;
+using namespace lstm_opt;
+namespace od = lstm_opt::onnx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Linear forms
+//===----------------------------------------------------------------------===//
+
+/// A block of a constant matrix: rows [row0, row0+rows) x cols
+/// [col0, col0+width) of `src` ([K, N], or [N, K] when `transposed`), times
+/// `scale`. Kept symbolic so that T steps sharing weights share the work.
+struct WeightRef {
+  Value src;
+  bool transposed;
+  int64_t row0, rows, col0, width;
+  float scale;
+  auto key() const {
+    return std::make_tuple(src.getAsOpaquePointer(), transposed, row0, rows,
+                           col0, width, scale);
+  }
+};
+
+/// A slice of a constant vector (or a broadcast scalar) times `scale`.
+struct BiasRef {
+  Value src;
+  int64_t col0, width;
+  bool scalar;
+  float scale;
+  auto key() const {
+    return std::make_tuple(src.getAsOpaquePointer(), col0, width, scalar, scale);
+  }
+};
+
+struct Term {
+  Value input;
+  int64_t k; ///< input feature size
+  SmallVector<WeightRef, 2> weights;
+};
+
+struct LinearForm {
+  int64_t width = 0;
+  SmallVector<Term, 2> terms;
+  SmallVector<BiasRef, 2> biases;
+  SmallVector<Operation *, 8> ops; ///< the nodes the form was read from
+
+  void add(LinearForm &&o, float scale) {
+    for (Term &t : o.terms) {
+      for (WeightRef &w : t.weights)
+        w.scale *= scale;
+      addTerm(std::move(t));
+    }
+    for (BiasRef &b : o.biases) {
+      b.scale *= scale;
+      biases.push_back(b);
+    }
+    ops.append(o.ops.begin(), o.ops.end());
+  }
+  void addTerm(Term &&t) {
+    for (Term &mine : terms)
+      if (mine.input == t.input) {
+        mine.weights.append(t.weights.begin(), t.weights.end());
+        return;
+      }
+    terms.push_back(std::move(t));
+  }
+};
+
+int64_t staticDim(Value v, int64_t i) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || i >= t.getRank())
+    return ShapedType::kDynamic;
+  return t.getDimSize(i < 0 ? t.getRank() + i : i);
+}
+
+int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : -1;
+}
+
+/// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
+class LinearAnalyzer {
+public:
+  FailureOr<LinearForm> analyze(Value v, int64_t col0, int64_t width,
+                                std::string &why, int depth = 0);
+};
+
+FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
+                                              int64_t width, std::string &why,
+                                              int depth) {
+  LinearForm form;
+  form.width = width;
+  if (depth > 32) {
+    why = "gate pre-activation is too deep to analyse";
+    return failure();
+  }
+  while (auto id = v.getDefiningOp<od::IdentityOp>()) {
+    form.ops.push_back(id);
+    v = id.getInput();
+  }
+  Operation *def = v.getDefiningOp();
+  // A constant: a bias, broadcast along the batch.
+  if (od::getConstantAttr(v)) {
+    auto c = od::getConstantF32(v);
+    if (!c) {
+      why = "a constant in a gate pre-activation is not f32";
+      return failure();
+    }
+    int64_t n = c->numElements();
+    bool scalar = n == 1;
+    int64_t last = c->shape.empty() ? 1 : c->shape.back();
+    if (!scalar && (n != last || col0 + width > n)) {
+      why = "a constant in a gate pre-activation is not a per-feature bias";
+      return failure();
+    }
+    form.biases.push_back({v, col0, width, scalar, 1.0f});
+    return form;
+  }
+  if (!def) {
+    why = "a gate pre-activation adds a graph input directly";
+    return failure();
+  }
+  auto fail = [&](const Twine &msg) -> FailureOr<LinearForm> {
+    why = msg.str();
+    return failure();
+  };
+  if (auto add = dyn_cast<od::AddOp>(def)) {
+    auto a = analyze(add.getA(), col0, width, why, depth + 1);
+    if (failed(a))
+      return failure();
+    auto b = analyze(add.getB(), col0, width, why, depth + 1);
+    if (failed(b))
+      return failure();
+    form.add(std::move(*a), 1.0f);
+    form.add(std::move(*b), 1.0f);
+    form.ops.push_back(def);
+    return form;
+  }
+  if (auto sub = dyn_cast<od::SubOp>(def)) {
+    auto a = analyze(sub.getA(), col0, width, why, depth + 1);
+    if (failed(a))
+      return failure();
+    auto b = analyze(sub.getB(), col0, width, why, depth + 1);
+    if (failed(b))
+      return failure();
+    form.add(std::move(*a), 1.0f);
+    form.add(std::move(*b), -1.0f);
+    form.ops.push_back(def);
+    return form;
+  }
+  // input x W, where input may be Concat([x, h]) along features.
+  auto addProduct = [&](Value lhs, Value weight, bool transposed,
+                        float scale) -> LogicalResult {
+    if (!od::getConstantF32(weight)) {
+      why = "the weights of a gate matmul are not f32 constants";
+      return failure();
+    }
+    if (rankOf(lhs) != 2) {
+      why = "a gate matmul input is not [batch, features]";
+      return failure();
+    }
+    SmallVector<Value> parts;
+    Value l = od::skipIdentities(lhs);
+    auto cat = l.getDefiningOp<od::ConcatOp>();
+    if (cat && (cat.getAxis() == 1 || cat.getAxis() == -1)) {
+      form.ops.push_back(cat);
+      parts.append(cat.getInputs().begin(), cat.getInputs().end());
+    } else {
+      parts.push_back(lhs);
+    }
+    // Feature sizes: from the types, the one unknown part from the weight.
+    auto wShape = cast<RankedTensorType>(od::skipIdentities(weight).getType())
+                      .getShape();
+    int64_t total = transposed ? wShape[1] : wShape[0];
+    int64_t known = 0, unknown = 0;
+    for (Value p : parts) {
+      if (ShapedType::isDynamic(staticDim(p, 1)))
+        ++unknown;
+      else
+        known += staticDim(p, 1);
+    }
+    if (unknown > 1 || (unknown == 0 && known != total) || known > total) {
+      why = "the feature sizes of a gate matmul's inputs do not add up to its "
+            "weight";
+      return failure();
+    }
+    int64_t row = 0;
+    for (Value p : parts) {
+      int64_t k = staticDim(p, 1);
+      if (ShapedType::isDynamic(k))
+        k = total - known;
+      Term t{p, k, {WeightRef{weight, transposed, row, k, col0, width, scale}}};
+      form.addTerm(std::move(t));
+      row += k;
+    }
+    return success();
+  };
+  if (auto mm = dyn_cast<od::MatMulOp>(def)) {
+    if (rankOf(mm.getB()) != 2)
+      return fail("a gate MatMul's weight is not a matrix");
+    if (failed(addProduct(mm.getA(), mm.getB(), false, 1.0f)))
+      return failure();
+    form.ops.push_back(def);
+    return form;
+  }
+  if (auto gemm = dyn_cast<od::GemmOp>(def)) {
+    if (gemm.getTransA())
+      return fail("a gate Gemm transposes its input");
+    if (failed(addProduct(gemm.getA(), gemm.getB(), gemm.getTransB() != 0,
+                          gemm.getAlpha().convertToFloat())))
+      return failure();
+    if (!isa<NoneType>(gemm.getC().getType())) {
+      // C is itself linear (tf2onnx folds `h R + b` into it).
+      if (rankOf(gemm.getC()) > 2)
+        return fail("a gate Gemm's C has rank > 2");
+      auto c = analyze(gemm.getC(), col0, width, why, depth + 1);
+      if (failed(c))
+        return failure();
+      form.add(std::move(*c), gemm.getBeta().convertToFloat());
+    }
+    form.ops.push_back(def);
+    return form;
+  }
+  if (auto expand = dyn_cast<od::ExpandOp>(def)) {
+    // A broadcast that changes nothing (tf2onnx emits these), or one of a
+    // constant bias.
+    auto in = dyn_cast<RankedTensorType>(expand.getInput().getType());
+    auto res = dyn_cast<RankedTensorType>(v.getType());
+    bool same = in && res && in.hasStaticShape() && in == res;
+    auto inner = analyze(expand.getInput(), col0, width, why, depth + 1);
+    if (failed(inner))
+      return failure();
+    if (!same && !inner->terms.empty())
+      return fail("a gate pre-activation broadcasts a non-constant value");
+    inner->ops.push_back(def);
+    return inner;
+  }
+  if (auto split = dyn_cast<od::SplitOp>(def)) {
+    Value in = split.getInput();
+    int64_t rank = rankOf(in);
+    int64_t axis = split.getAxis() < 0 ? split.getAxis() + rank : split.getAxis();
+    if (rank != 2 || axis != 1)
+      return fail("a Split feeding a gate does not split the features");
+    int64_t n = staticDim(in, 1);
+    SmallVector<int64_t> sizes;
+    if (auto s = split.getSplitAttr())
+      sizes.assign(s->begin(), s->end());
+    else if (!isa<NoneType>(split.getSplit().getType())) {
+      auto c = od::getConstantInts(split.getSplit());
+      if (!c)
+        return fail("a Split feeding a gate has non-constant sizes");
+      sizes = *c;
+    } else {
+      int64_t parts = split.getNumResults();
+      if (ShapedType::isDynamic(n) || n % parts)
+        return fail("a Split feeding a gate has unknown sizes");
+      sizes.assign(parts, n / parts);
+    }
+    unsigned idx = cast<OpResult>(v).getResultNumber();
+    int64_t offset = 0;
+    for (unsigned i = 0; i < idx; ++i)
+      offset += sizes[i];
+    if (col0 + width > sizes[idx])
+      return fail("a gate reads past its Split part");
+    auto inner = analyze(in, offset + col0, width, why, depth + 1);
+    if (failed(inner))
+      return failure();
+    inner->ops.push_back(def);
+    return inner;
+  }
+  if (auto slice = dyn_cast<od::SliceOp>(def)) {
+    Value in = slice.getData();
+    if (rankOf(in) != 2 || slice.getStartsAttr())
+      return fail("a Slice feeding a gate is not a feature slice");
+    auto starts = od::getConstantInts(slice.getStarts());
+    auto ends = od::getConstantInts(slice.getEnds());
+    std::optional<SmallVector<int64_t>> axes, steps;
+    if (!isa<NoneType>(slice.getAxes().getType()))
+      axes = od::getConstantInts(slice.getAxes());
+    if (!isa<NoneType>(slice.getSteps().getType()))
+      steps = od::getConstantInts(slice.getSteps());
+    int64_t n = staticDim(in, 1);
+    if (!starts || !ends || starts->size() != 1 || ShapedType::isDynamic(n))
+      return fail("a Slice feeding a gate is not a constant feature slice");
+    int64_t axis = axes ? (*axes)[0] : 0;
+    if (axis < 0)
+      axis += 2;
+    if (axis != 1 || (steps && (*steps)[0] != 1))
+      return fail("a Slice feeding a gate is not a unit-step feature slice");
+    int64_t s = (*starts)[0];
+    if (s < 0)
+      s += n;
+    s = std::clamp<int64_t>(s, 0, n);
+    auto inner = analyze(in, s + col0, width, why, depth + 1);
+    if (failed(inner))
+      return failure();
+    inner->ops.push_back(def);
+    return inner;
+  }
+  return fail("'" + def->getName().getStringRef() +
+              "' in a gate pre-activation is not linear");
+}
+
+//===----------------------------------------------------------------------===//
+// Activations
+//===----------------------------------------------------------------------===//
+
+struct Activation {
+  std::string name; // ONNX activation name
+  float alpha = 0, beta = 0;
+  bool hasParams = false;
+  Value input;
+  Operation *op = nullptr;
+  bool operator==(const Activation &o) const {
+    return name == o.name && alpha == o.alpha && beta == o.beta;
+  }
+};
+
+std::optional<Activation> getActivation(Value v) {
+  Operation *def = od::skipIdentities(v).getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  Activation a;
+  a.op = def;
+  if (auto s = dyn_cast<od::SigmoidOp>(def)) {
+    a.name = "Sigmoid";
+    a.input = s.getX();
+  } else if (auto t = dyn_cast<od::TanhOp>(def)) {
+    a.name = "Tanh";
+    a.input = t.getX();
+  } else if (auto r = dyn_cast<od::ReluOp>(def)) {
+    a.name = "Relu";
+    a.input = r.getX();
+  } else if (auto h = dyn_cast<od::HardSigmoidOp>(def)) {
+    a.name = "HardSigmoid";
+    a.input = h.getX();
+    a.alpha = h.getAlpha().convertToFloat();
+    a.beta = h.getBeta().convertToFloat();
+    a.hasParams = true;
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+bool isGateActivation(const Activation &a) {
+  return a.name == "Sigmoid" || a.name == "HardSigmoid";
+}
+
+/// True if `v` looks like one time step cut out of a sequence tensor.
+bool isStepSlice(Value v) {
+  v = od::skipIdentities(v);
+  Operation *def = v.getDefiningOp();
+  if (auto g = dyn_cast_or_null<od::GatherOp>(def))
+    return rankOf(g.getData()) == rankOf(v) + 1;
+  if (auto sq = dyn_cast_or_null<od::SqueezeOp>(def))
+    return isa_and_nonnull<od::SliceOp, od::SplitOp, od::GatherOp>(
+        sq.getData().getDefiningOp());
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// The state of one run over one function.
+class CellRecognizer {
+public:
+  explicit CellRecognizer(func::FuncOp func)
+      : func(func), ctx(func.getContext()),
+        consts(std::make_unique<od::ConstantBuilder>(func)) {}
+  void run();
+  int64_t numCells = 0, numLayers = 0;
+
+private:
+  MLIRContext &getContext() { return *ctx; }
+  void importLayer(Operation *op);
+  void matchLSTM(od::AddOp add);
+  void matchFoldedLSTM(od::MulOp ig);
+  void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
+                 Value cPrev, ArrayRef<Operation *> extra, bool quiet = false);
+  Value zeros(Location loc, Value like, int64_t hidden);
+  Value materializeWeights(Location loc, StringRef name,
+                           ArrayRef<SmallVector<WeightRef, 2>> gates,
+                           int64_t hidden, int64_t k);
+  Value materializeBias(Location loc, StringRef name,
+                        ArrayRef<SmallVector<BiasRef, 2>> gates, int64_t hidden);
+  const std::vector<float> &constant(Value v);
+  void eraseIfDead(ArrayRef<Operation *> ops);
+
+  func::FuncOp func;
+  MLIRContext *ctx;
+  std::unique_ptr<od::ConstantBuilder> consts;
+  LinearAnalyzer analyzer;
+  DenseMap<Value, std::vector<float>> constCache;
+  std::map<std::vector<std::tuple<const void *, bool, int64_t, int64_t,
+                                  int64_t, int64_t, float>>,
+           Value>
+      weightCache;
+  std::map<std::vector<std::tuple<const void *, int64_t, int64_t, bool, float>>,
+           Value>
+      biasCache;
+  /// c_out -> h_out of each recognised cell.
+  DenseMap<Value, Value> cellOfC;
+  DenseSet<Operation *> erasedOps;
+};
+
+const std::vector<float> &CellRecognizer::constant(Value v) {
+  auto it = constCache.find(v);
+  if (it != constCache.end())
+    return it->second;
+  return constCache[v] = od::getConstantF32(v)->values;
+}
+
+Value CellRecognizer::materializeWeights(
+    Location loc, StringRef name, ArrayRef<SmallVector<WeightRef, 2>> gates,
+    int64_t hidden, int64_t k) {
+  std::vector<std::tuple<const void *, bool, int64_t, int64_t, int64_t, int64_t,
+                         float>>
+      key;
+  for (auto &g : gates) {
+    for (const WeightRef &w : g)
+      key.push_back(w.key());
+    // Gate separator, with the shape (empty gates stand for zeros).
+    key.push_back({nullptr, false, hidden, k, -1, -1, 0.f});
+  }
+  auto it = weightCache.find(key);
+  if (it != weightCache.end())
+    return it->second;
+  // Canonical [G*H, K]: row (gate, j), column i = sum of src(i, j) * scale.
+  std::vector<float> out(gates.size() * hidden * k, 0.0f);
+  for (auto [gi, refs] : llvm::enumerate(gates)) {
+    for (const WeightRef &w : refs) {
+      const std::vector<float> &src = constant(w.src);
+      auto shape = cast<RankedTensorType>(od::skipIdentities(w.src).getType())
+                       .getShape();
+      int64_t ncols = w.transposed ? shape[1] : shape[1];
+      for (int64_t j = 0; j < hidden; ++j)
+        for (int64_t i = 0; i < k; ++i) {
+          int64_t r = w.row0 + i, c = w.col0 + j;
+          float v = w.transposed ? src[c * ncols + r] : src[r * ncols + c];
+          out[(gi * hidden + j) * k + i] += v * w.scale;
+        }
+    }
+  }
+  Value v = consts->getF32(loc, name, {(int64_t)gates.size() * hidden, k}, out);
+  weightCache[key] = v;
+  return v;
+}
+
+Value CellRecognizer::materializeBias(Location loc, StringRef name,
+                                      ArrayRef<SmallVector<BiasRef, 2>> gates,
+                                      int64_t hidden) {
+  std::vector<std::tuple<const void *, int64_t, int64_t, bool, float>> key;
+  for (auto &g : gates) {
+    for (const BiasRef &b : g)
+      key.push_back(b.key());
+    key.push_back({nullptr, hidden, -1, false, 0.f}); // separator and size
+  }
+  auto it = biasCache.find(key);
+  if (it != biasCache.end())
+    return it->second;
+  std::vector<float> out(gates.size() * hidden, 0.0f);
+  for (auto [gi, refs] : llvm::enumerate(gates))
+    for (const BiasRef &b : refs) {
+      const std::vector<float> &src = constant(b.src);
+      for (int64_t j = 0; j < hidden; ++j)
+        out[gi * hidden + j] += (b.scalar ? src[0] : src[b.col0 + j]) * b.scale;
+    }
+  Value v = consts->getF32(loc, name, {(int64_t)gates.size() * hidden}, out);
+  biasCache[key] = v;
+  return v;
+}
+
+void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
+  od::eraseDeadOps(ops, [&](Operation *op) { erasedOps.insert(op); });
+}
+
+/// h' = o * h(c') among the users of c': the Mul, o and h.
+static std::optional<std::tuple<od::MulOp, Activation, Activation>>
+findHiddenOutput(Value cNew) {
+  for (Operation *user : cNew.getUsers()) {
+    if (user->getNumResults() != 1)
+      continue;
+    auto u = getActivation(user->getResult(0));
+    if (!u || u->op != user || u->input != cNew)
+      continue;
+    for (Operation *uu : user->getUsers()) {
+      auto m = dyn_cast<od::MulOp>(uu);
+      if (!m)
+        continue;
+      Value other = m.getA() == user->getResult(0) ? m.getB() : m.getA();
+      auto o = getActivation(other);
+      if (o && isGateActivation(*o))
+        return std::make_tuple(m, *o, *u);
+    }
+  }
+  return std::nullopt;
+}
+
+void CellRecognizer::matchLSTM(od::AddOp add) {
+  auto m1 = add.getA().getDefiningOp<od::MulOp>();
+  auto m2 = add.getB().getDefiningOp<od::MulOp>();
+  if (!m1 || !m2)
+    return;
+  auto acts = [](od::MulOp m) {
+    return std::make_pair(getActivation(m.getA()), getActivation(m.getB()));
+  };
+  auto [a1, b1] = acts(m1);
+  auto [a2, b2] = acts(m2);
+  // i*g: both operands activations; f*c: exactly one.
+  od::MulOp ig, fc;
+  if (a1 && b1 && (!a2 || !b2) && (a2 || b2)) {
+    ig = m1;
+    fc = m2;
+  } else if (a2 && b2 && (!a1 || !b1) && (a1 || b1)) {
+    ig = m2;
+    fc = m1;
+  } else {
+    return;
+  }
+  auto [fcA, fcB] = acts(fc);
+  Activation fAct = fcA ? *fcA : *fcB;
+  Value cPrev = fcA ? fc.getB() : fc.getA();
+  if (!isGateActivation(fAct))
+    return;
+  buildLSTM(add, ig, fAct, cPrev, {fc});
+}
+
+void CellRecognizer::matchFoldedLSTM(od::MulOp ig) {
+  // A first step whose zero cell state an exporter folded away:
+  // c' = i*g, h' = o*h(c').
+  auto a = getActivation(ig.getA()), b = getActivation(ig.getB());
+  if (!a || !b || (!isGateActivation(*a) && !isGateActivation(*b)))
+    return;
+  for (Operation *user : ig->getUsers())
+    if (isa<od::AddOp>(user))
+      return; // part of c' = f*c + i*g: the other anchor's job
+  if (!findHiddenOutput(ig.getResult()))
+    return;
+  buildLSTM(ig, ig, std::nullopt, Value(), {}, /*quiet=*/true);
+}
+
+Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
+  int64_t batch = staticDim(like, 0);
+  if (ShapedType::isDynamic(batch))
+    return {};
+  std::vector<float> z(batch * hidden, 0.0f);
+  return consts->getF32(loc, "zero_state", {batch, hidden}, z);
+}
+
+void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
+                               std::optional<Activation> fActIn, Value cPrev,
+                               ArrayRef<Operation *> extra, bool quiet) {
+  Value cNew = cOp->getResult(0);
+  auto remark = [&](const Twine &why) {
+    if (!quiet)
+      cOp->emitRemark() << "not fused as an LSTM cell: " << why;
+  };
+  auto out = findHiddenOutput(cNew);
+  if (!out)
+    return; // c' without h' = o*h(c'): not an LSTM step
+  auto [hMul, oActV, hActV] = *out;
+  Activation oAct = oActV, hActObj = hActV;
+  Activation *hAct = &hActObj;
+  auto igA = getActivation(ig.getA()), igB = getActivation(ig.getB());
+  // The gate activation f: the forget gate's, or (folded c) the output's.
+  Activation fRef = fActIn ? *fActIn : oAct;
+  // Which of i*g is the gate: the one with f's activation.
+  Activation iAct, gAct;
+  if (*igA == fRef && !(*igB == fRef)) {
+    iAct = *igA;
+    gAct = *igB;
+  } else if (*igB == fRef && !(*igA == fRef)) {
+    iAct = *igB;
+    gAct = *igA;
+  } else if (*igA == fRef && *igB == fRef) {
+    return remark("cannot tell the input gate from the cell candidate (both "
+                  "use " + fRef.name + ")");
+  } else {
+    return remark("the input gate's activation (" + igA->name + "/" +
+                  igB->name + ") differs from the forget gate's (" +
+                  fRef.name + ")");
+  }
+  if (!(oAct == fRef))
+    return remark("the output gate's activation (" + oAct.name +
+                  ") differs from the forget gate's (" + fRef.name + ")");
+  // The hidden size: the first static one among the step's values.
+  int64_t hidden = ShapedType::kDynamic;
+  SmallVector<Value> sized = {cNew, hMul.getResult(), iAct.input, gAct.input,
+                              oAct.input};
+  if (cPrev)
+    sized.push_back(cPrev);
+  if (fActIn)
+    sized.push_back(fActIn->input);
+  for (Value v : sized)
+    if (rankOf(v) == 2 && !ShapedType::isDynamic(staticDim(v, 1))) {
+      hidden = staticDim(v, 1);
+      break;
+    }
+  for (Value v : {cNew, hMul.getResult(), cPrev})
+    if (v && rankOf(v) != 2)
+      return remark("the cell state is not a [batch, hidden] tensor");
+  if (ShapedType::isDynamic(hidden))
+    return remark("the hidden size is not known statically");
+
+  // Linear forms of the gates, canonical order i, f, g, o (f absent when the
+  // zero cell state was folded: its weights do not matter then).
+  std::optional<Activation> gateActs[4] = {iAct, fActIn, gAct, oAct};
+  LinearForm forms[4];
+  for (int k = 0; k < 4; ++k) {
+    if (!gateActs[k])
+      continue;
+    std::string why;
+    auto f = analyzer.analyze(gateActs[k]->input, 0, hidden, why);
+    if (failed(f))
+      return remark(why);
+    forms[k] = std::move(*f);
+  }
+  // The inputs: the step input x and the hidden state h (absent when the
+  // zero initial state was folded).
+  SmallVector<Value, 2> inputs;
+  for (auto &f : forms)
+    for (Term &t : f.terms)
+      if (!llvm::is_contained(inputs, t.input))
+        inputs.push_back(t.input);
+  if (inputs.empty() || inputs.size() > 2)
+    return remark("the gates read " + Twine(inputs.size()) +
+                  " values; an LSTM step reads its input and hidden state");
+  auto featureSize = [&](Value in) {
+    for (auto &f : forms)
+      for (Term &t : f.terms)
+        if (t.input == in)
+          return t.k;
+    return int64_t(ShapedType::kDynamic);
+  };
+  Value x, h;
+  if (inputs.size() == 1) {
+    x = inputs[0];
+  } else {
+    int64_t k0 = featureSize(inputs[0]), k1 = featureSize(inputs[1]);
+    int hIdx = -1;
+    // The previous step of this layer produced both c and h.
+    auto prevH = cPrev ? cellOfC.find(cPrev) : cellOfC.end();
+    if (prevH != cellOfC.end() && inputs[0] == prevH->second)
+      hIdx = 0;
+    else if (prevH != cellOfC.end() && inputs[1] == prevH->second)
+      hIdx = 1;
+    else if (k0 == hidden && k1 != hidden)
+      hIdx = 0;
+    else if (k1 == hidden && k0 != hidden)
+      hIdx = 1;
+    else if (isStepSlice(inputs[0]) != isStepSlice(inputs[1]))
+      hIdx = isStepSlice(inputs[0]) ? 1 : 0;
+    if (hIdx < 0)
+      return remark("cannot tell the step input from the hidden state");
+    x = inputs[1 - hIdx];
+    h = inputs[hIdx];
+    if (featureSize(h) != hidden)
+      return remark("the hidden state feeding the gates has size " +
+                    Twine(featureSize(h)) + ", not " + Twine(hidden));
+  }
+  int64_t inSize = featureSize(x);
+
+  SmallVector<SmallVector<WeightRef, 2>, 4> wRefs(4), rRefs(4);
+  SmallVector<SmallVector<BiasRef, 2>, 4> bRefs(4);
+  for (int k = 0; k < 4; ++k) {
+    for (Term &t : forms[k].terms)
+      (t.input == x ? wRefs[k] : rRefs[k]).append(t.weights.begin(),
+                                                  t.weights.end());
+    bRefs[k] = forms[k].biases;
+  }
+
+  // Everything matched: build the cell.
+  SmallVector<Operation *> matched = {cOp, ig, hMul, hAct->op, iAct.op,
+                                      gAct.op, oAct.op};
+  matched.append(extra.begin(), extra.end());
+  if (fActIn)
+    matched.push_back(fActIn->op);
+  for (auto &f : forms)
+    matched.append(f.ops.begin(), f.ops.end());
+  SmallVector<Location> locs;
+  for (Operation *op : matched)
+    locs.push_back(op->getLoc());
+  Location loc = FusedLoc::get(&getContext(), locs);
+  if (!h && !(h = zeros(loc, cNew, hidden)))
+    return remark("a folded zero initial state needs a static batch size");
+  if (!cPrev && !(cPrev = zeros(loc, cNew, hidden)))
+    return remark("a folded zero initial state needs a static batch size");
+  Value W = materializeWeights(loc, "lstm_W", wRefs, hidden, inSize);
+  Value R = materializeWeights(loc, "lstm_R", rRefs, hidden, hidden);
+  Value Bw = materializeBias(loc, "lstm_B", bRefs, hidden);
+  SmallVector<SmallVector<BiasRef, 2>, 4> none(4);
+  Value Br = materializeBias(loc, "lstm_zero_bias", none, hidden);
+
+  OpBuilder b(cOp);
+  auto cell = rnn::LSTMCellOp::create(b, loc, hMul.getType(), cNew.getType(),
+                                      x, h, cPrev, W, R, Bw, Br, nullptr,
+                                      nullptr, nullptr, nullptr);
+  LogicalResult valid = success();
+  {
+    // A failed check here is a reason not to fuse, not an error.
+    ScopedDiagnosticHandler silence(&getContext(), [](Diagnostic &) {
+      return success();
+    });
+    valid = mlir::verify(cell, /*verifyRecursively=*/false);
+  }
+  if (failed(valid)) {
+    cell.erase();
+    return remark("the step's values have incompatible shapes");
+  }
+  Activation fAct = fRef;
+  if (fAct.name != "Sigmoid" || gAct.name != "Tanh" || hAct->name != "Tanh" ||
+      fAct.hasParams || gAct.hasParams || hAct->hasParams) {
+    cell.setActivationsAttr(b.getStrArrayAttr({fAct.name, gAct.name, hAct->name}));
+    cell.setActivationAlphaAttr(
+        b.getDenseF32ArrayAttr({fAct.alpha, gAct.alpha, hAct->alpha}));
+    cell.setActivationBetaAttr(
+        b.getDenseF32ArrayAttr({fAct.beta, gAct.beta, hAct->beta}));
+  }
+  // What the cell replaces, for the report.
+  SetVector<Operation *> unique(matched.begin(), matched.end());
+  int64_t gemms = llvm::count_if(unique, [](Operation *op) {
+    return isa<od::GemmOp, od::MatMulOp>(op);
+  });
+  cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
+  cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
+  if (!fActIn)
+    cell->setAttr("rnn.zero_forget", b.getUnitAttr());
+  hMul.getResult().replaceAllUsesWith(cell.getHOut());
+  cNew.replaceAllUsesWith(cell.getCOut());
+  cellOfC[cell.getCOut()] = cell.getHOut();
+  ++numCells;
+  eraseIfDead(unique.getArrayRef());
+}
+
+void CellRecognizer::importLayer(Operation *op) {
+  // Standard ONNX layers: reorder gates, split the bias, normalise layout.
+  auto remark = [&](const Twine &why) {
+    op->emitRemark() << "not imported into the rnn dialect: " << why;
+  };
+  rnn::CellKind kind;
+  Value X, W, R, B, lens, h0, c0;
+  int64_t layout;
+  StringRef direction;
+  std::optional<int64_t> hiddenAttr;
+  std::optional<ArrayAttr> acts;
+  std::optional<ArrayRef<float>> alphas, betas;
+  FloatAttr clip;
+  bool lbr = false;
+  auto common = [&](auto o) {
+    X = o.getX();
+    W = o.getW();
+    R = o.getR();
+    B = o.getB();
+    lens = o.getSequenceLens();
+    h0 = o.getInitialH();
+    layout = o.getLayout();
+    direction = o.getDirection();
+    hiddenAttr = o.getHiddenSize();
+    acts = o.getActivations();
+    clip = o.getClipAttr();
+  };
+  if (auto l = dyn_cast<od::LSTMOp>(op)) {
+    kind = rnn::CellKind::LSTM;
+    common(l);
+    c0 = l.getInitialC();
+    if (!isa<NoneType>(l.getP().getType()))
+      return remark("peephole weights (P) have no canonical form");
+    if (l.getInputForget())
+      return remark("input_forget has no canonical form");
+  } else if (auto g = dyn_cast<od::GRUOp>(op)) {
+    kind = rnn::CellKind::GRU;
+    common(g);
+    lbr = g.getLinearBeforeReset() != 0;
+  } else {
+    kind = rnn::CellKind::RNN;
+    common(cast<od::RNNOp>(op));
+  }
+  if (auto a = op->getAttrOfType<DenseF32ArrayAttr>("activation_alpha"))
+    alphas = a.asArrayRef();
+  if (auto a = op->getAttrOfType<DenseF32ArrayAttr>("activation_beta"))
+    betas = a.asArrayRef();
+  auto w = od::getConstantF32(W), r = od::getConstantF32(R);
+  if (!w || !r)
+    return remark("W and R are not f32 constants");
+  if (rankOf(X) != 3)
+    return remark("X is not a rank-3 tensor");
+  int64_t d = w->shape[0], gh = w->shape[1], in = w->shape[2];
+  int64_t g = rnn::getNumGates(kind), hidden = gh / g;
+  if (hiddenAttr && *hiddenAttr != hidden)
+    return remark("hidden_size disagrees with W");
+  std::optional<od::F32Tensor> bias;
+  if (!isa<NoneType>(B.getType())) {
+    bias = od::getConstantF32(B);
+    if (!bias)
+      return remark("B is not an f32 constant");
+  }
+  auto none = [](Value v) { return !v || isa<NoneType>(v.getType()); };
+  if (!none(lens)) {
+    auto t = dyn_cast<RankedTensorType>(lens.getType());
+    if (!t || !t.getElementType().isInteger(32))
+      return remark("sequence_lens is not an i32 tensor");
+  }
+  for (Value s : {h0, c0})
+    if (!none(s) && rankOf(s) != 3)
+      return remark("an initial state is not a rank-3 tensor");
+
+  auto perm = rnn::canonicalToONNXGates(kind);
+  std::vector<int> from(perm.begin(), perm.end()); // canonical k <- ONNX perm[k]
+  std::vector<float> wc, rc, bwc, brc;
+  for (int64_t k = 0; k < d; ++k) {
+    auto pw = rnn::permuteGateBlocks(
+        ArrayRef<float>(w->values).slice(k * gh * in, gh * in), g, hidden, in, from);
+    auto pr = rnn::permuteGateBlocks(
+        ArrayRef<float>(r->values).slice(k * gh * hidden, gh * hidden), g, hidden,
+        hidden, from);
+    wc.insert(wc.end(), pw.begin(), pw.end());
+    rc.insert(rc.end(), pr.begin(), pr.end());
+    std::vector<float> zeros(gh, 0.0f);
+    ArrayRef<float> bw = bias ? ArrayRef<float>(bias->values).slice(k * 2 * gh, gh)
+                              : ArrayRef<float>(zeros);
+    ArrayRef<float> br = bias ? ArrayRef<float>(bias->values).slice(k * 2 * gh + gh, gh)
+                              : ArrayRef<float>(zeros);
+    auto pbw = rnn::permuteGateBlocks(bw, g, hidden, 1, from);
+    auto pbr = rnn::permuteGateBlocks(br, g, hidden, 1, from);
+    bwc.insert(bwc.end(), pbw.begin(), pbw.end());
+    brc.insert(brc.end(), pbr.begin(), pbr.end());
+  }
+  Location loc = op->getLoc();
+  Value Wc = consts->getF32(loc, "W_canonical", {d, gh, in}, wc);
+  Value Rc = consts->getF32(loc, "R_canonical", {d, gh, hidden}, rc);
+  Value Bwc = consts->getF32(loc, "Bw_canonical", {d, gh}, bwc);
+  Value Brc = consts->getF32(loc, "Br_canonical", {d, gh}, brc);
+
+  OpBuilder b(op);
+  Value x = X;
+  if (layout == 1) {
+    x = od::createTranspose(b, loc, X, {1, 0, 2});
+    if (!none(h0))
+      h0 = od::createTranspose(b, loc, h0, {1, 0, 2});
+    if (!none(c0))
+      c0 = od::createTranspose(b, loc, c0, {1, 0, 2});
+  }
+  auto xt = cast<RankedTensorType>(x.getType());
+  Type f = xt.getElementType();
+  int64_t steps = xt.getDimSize(0), batch = xt.getDimSize(1);
+  auto yType = RankedTensorType::get({steps, d, batch, hidden}, f);
+  auto sType = RankedTensorType::get({d, batch, hidden}, f);
+  rnn::Direction dir = direction == "reverse"         ? rnn::Direction::Reverse
+                       : direction == "bidirectional" ? rnn::Direction::Bidirectional
+                                                      : rnn::Direction::Forward;
+  SmallVector<Type> types = {yType, sType};
+  if (kind == rnn::CellKind::LSTM)
+    types.push_back(sType);
+  auto seq = rnn::SequenceOp::create(
+      b, loc, types, rnn::CellKindAttr::get(&getContext(), kind),
+      rnn::DirectionAttr::get(&getContext(), dir), b.getI64IntegerAttr(hidden),
+      lbr ? b.getUnitAttr() : nullptr, x, Wc, Rc, Bwc, Brc,
+      none(h0) ? Value() : h0, none(c0) ? Value() : c0,
+      none(lens) ? Value() : lens, acts ? *acts : nullptr,
+      alphas ? b.getDenseF32ArrayAttr(*alphas) : nullptr,
+      betas ? b.getDenseF32ArrayAttr(*betas) : nullptr, clip);
+  // Results back in the op's layout and types.
+  auto replace = [&](Value old, Value now, ArrayRef<int64_t> perm) {
+    if (isa<NoneType>(old.getType()) || old.use_empty())
+      return;
+    if (layout == 1)
+      now = od::createTranspose(b, loc, now, perm);
+    old.replaceAllUsesWith(now);
+  };
+  replace(op->getResult(0), seq.getY(), {2, 0, 1, 3});
+  replace(op->getResult(1), seq.getHN(), {1, 0, 2});
+  if (kind == rnn::CellKind::LSTM)
+    replace(op->getResult(2), seq.getCN(), {1, 0, 2});
+  if (op->use_empty()) {
+    SmallVector<Operation *> dead = {op};
+    op->erase();
+    (void)dead;
+  }
+  ++numLayers;
+}
+
+void CellRecognizer::run() {
+  SmallVector<Operation *> layers;
+  func.walk([&](Operation *op) {
+    if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))
+      layers.push_back(op);
+  });
+  for (Operation *op : layers)
+    importLayer(op);
+  // Cells in program order, so that a step's hidden input is known to be the
+  // previous step's output.
+  SmallVector<od::AddOp> adds;
+  func.walk([&](od::AddOp add) { adds.push_back(add); });
+  for (od::AddOp add : adds)
+    // A match erases the nodes it replaced, later Adds among them.
+    if (!erasedOps.contains(add))
+      matchLSTM(add);
+  // First steps whose zero cell state was folded (c' = i*g).
+  SmallVector<od::MulOp> muls;
+  func.walk([&](od::MulOp mul) { muls.push_back(mul); });
+  for (od::MulOp mul : muls)
+    if (!erasedOps.contains(mul))
+      matchFoldedLSTM(mul);
+  // Function results may have become more static.
+  auto ret = cast<func::ReturnOp>(func.front().getTerminator());
+  func.setFunctionType(FunctionType::get(
+      &getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
+}
+
+struct RecognizeCells
+    : public rnn::impl::RNNRecognizeCellsPassBase<RecognizeCells> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      CellRecognizer recognizer(func);
+      recognizer.run();
+      numCells += recognizer.numCells;
+      numLayers += recognizer.numLayers;
+    }
+  }
+};
+
+} // namespace

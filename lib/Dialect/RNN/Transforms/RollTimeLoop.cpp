@@ -1,0 +1,511 @@
+//===- RollTimeLoop.cpp - chains of cells -> one layer --------------------===//
+//
+// A chain of cells with the same weights, whose state flows from each step
+// to the next, and whose step inputs are consecutive slices of one tensor
+// along its time axis, becomes one rnn.sequence. Per-step hidden outputs
+// stacked with Unsqueeze + Concat become the layer's Y; other reads of an
+// intermediate hidden state read Y; a read of an intermediate cell state
+// cannot be expressed and stops the roll (with a remark). A cell that cannot
+// be rolled with others becomes a one-step layer on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace lstm_opt::rnn {
+#define GEN_PASS_DEF_RNNROLLTIMELOOPPASS
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h.inc"
+} // namespace lstm_opt::rnn
+
+using namespace mlir;
+using namespace lstm_opt;
+namespace od = lstm_opt::onnx;
+
+namespace {
+
+/// `value` is slice `index` of `seq` along `axis` (that axis removed).
+struct StepSlice {
+  Value seq;
+  int64_t axis = -1;
+  int64_t index = -1;
+  SmallVector<Operation *, 2> ops;
+};
+
+int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : -1;
+}
+
+std::optional<int64_t> single(std::optional<SmallVector<int64_t>> v) {
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return (*v)[0];
+}
+
+std::optional<StepSlice> getStepSlice(Value v) {
+  StepSlice s;
+  v = od::skipIdentities(v);
+  Operation *def = v.getDefiningOp();
+  if (auto g = dyn_cast_or_null<od::GatherOp>(def)) {
+    auto idx = od::getConstantInts(g.getIndices());
+    auto it = dyn_cast<RankedTensorType>(g.getIndices().getType());
+    int64_t rank = rankOf(g.getData());
+    if (!idx || idx->size() != 1 || !it || it.getRank() != 0 || rank < 1)
+      return std::nullopt;
+    s.seq = g.getData();
+    s.axis = g.getAxis() < 0 ? g.getAxis() + rank : g.getAxis();
+    s.index = (*idx)[0];
+    s.ops.push_back(g);
+  } else if (auto sq = dyn_cast_or_null<od::SqueezeOp>(def)) {
+    std::optional<int64_t> axis;
+    if (auto a = sq.getAxesAttr())
+      axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+    else if (!isa<NoneType>(sq.getAxes().getType()))
+      axis = single(od::getConstantInts(sq.getAxes()));
+    if (!axis)
+      return std::nullopt;
+    Value in = od::skipIdentities(sq.getData());
+    int64_t rank = rankOf(in);
+    if (*axis < 0)
+      *axis += rank;
+    s.ops.push_back(sq);
+    if (auto sl = in.getDefiningOp<od::SliceOp>()) {
+      if (sl.getStartsAttr())
+        return std::nullopt;
+      auto st = single(od::getConstantInts(sl.getStarts()));
+      auto en = single(od::getConstantInts(sl.getEnds()));
+      std::optional<int64_t> ax = 0;
+      if (!isa<NoneType>(sl.getAxes().getType()))
+        ax = single(od::getConstantInts(sl.getAxes()));
+      if (!isa<NoneType>(sl.getSteps().getType()) &&
+          single(od::getConstantInts(sl.getSteps())) != 1)
+        return std::nullopt;
+      if (!st || !en || !ax)
+        return std::nullopt;
+      if (*ax < 0)
+        *ax += rank;
+      if (*ax != *axis || *en != *st + 1 || *st < 0)
+        return std::nullopt;
+      s.seq = sl.getData();
+      s.axis = *axis;
+      s.index = *st;
+      s.ops.push_back(sl);
+    } else if (auto sp = in.getDefiningOp<od::SplitOp>()) {
+      int64_t spAxis = sp.getAxis() < 0 ? sp.getAxis() + rank : sp.getAxis();
+      if (spAxis != *axis)
+        return std::nullopt;
+      auto t = dyn_cast<RankedTensorType>(sp.getInput().getType());
+      if (!t || t.isDynamicDim(*axis) ||
+          t.getDimSize(*axis) != (int64_t)sp.getNumResults())
+        return std::nullopt; // every part one step long
+      s.seq = sp.getInput();
+      s.axis = *axis;
+      s.index = cast<OpResult>(in).getResultNumber();
+      s.ops.push_back(sp);
+    } else {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  auto t = dyn_cast<RankedTensorType>(s.seq.getType());
+  if (!t || t.getRank() != 3 || s.axis > 1)
+    return std::nullopt;
+  if (s.index < 0) {
+    if (t.isDynamicDim(s.axis))
+      return std::nullopt;
+    s.index += t.getDimSize(s.axis);
+  }
+  return s;
+}
+
+/// The single axis of an Unsqueeze (attribute or constant input).
+std::optional<int64_t> unsqueezeAxis(od::UnsqueezeOp un) {
+  std::optional<int64_t> axis;
+  if (auto a = un.getAxesAttr())
+    axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+  else if (!isa<NoneType>(un.getAxes().getType()))
+    axis = single(od::getConstantInts(un.getAxes()));
+  if (axis && *axis < 0)
+    *axis += rankOf(un.getData()) + 1;
+  return axis;
+}
+
+/// The rolled view of an LSTM cell (GRU/RNN cells have no c).
+struct Step {
+  rnn::LSTMCellOp cell;
+  StepSlice slice;
+  bool hasSlice = false;
+};
+
+class Roller {
+public:
+  explicit Roller(func::FuncOp func)
+      : func(func), consts(func) {}
+  void run();
+  int64_t numLayers = 0;
+
+private:
+  void rollChain(SmallVector<rnn::LSTMCellOp> chain);
+  bool sameWeights(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+    return a.getW() == b.getW() && a.getR() == b.getR() &&
+           a.getBw() == b.getBw() && a.getBr() == b.getBr() &&
+           sameActivations(a, b);
+  }
+  bool sameActivations(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+    return a.getActivationsAttr() == b.getActivationsAttr() &&
+           a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
+           a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
+           a.getClipAttr() == b.getClipAttr();
+  }
+  /// `b` may follow `a` in one layer: same weights, or `a` is a first step
+  /// whose zero state made some weights irrelevant (an exporter folded them):
+  /// all of R when h is zero, the forget gate's rows when c is zero.
+  bool linkable(rnn::LSTMCellOp a, rnn::LSTMCellOp b);
+  Value withLeadingOne(Location loc, Value weight, StringRef name);
+
+  func::FuncOp func;
+  od::ConstantBuilder consts;
+  DenseMap<Value, Value> leadingOne;
+};
+
+Value Roller::withLeadingOne(Location loc, Value weight, StringRef name) {
+  auto it = leadingOne.find(weight);
+  if (it != leadingOne.end())
+    return it->second;
+  auto t = od::getConstantF32(weight);
+  SmallVector<int64_t> shape = {1};
+  shape.append(t->shape.begin(), t->shape.end());
+  Value v = consts.getF32(loc, name, shape, t->values);
+  leadingOne[weight] = v;
+  return v;
+}
+
+static bool isZeroConstant(Value v) {
+  auto t = od::getConstantF32(v);
+  return t && llvm::all_of(t->values, [](float f) { return f == 0.0f; });
+}
+
+/// Equal constants, except possibly the rows of gate `skipGate` (-1: none).
+static bool equalExceptGate(Value a, Value b, int64_t gates, int64_t skipGate) {
+  if (a == b)
+    return true;
+  auto ta = od::getConstantF32(a), tb = od::getConstantF32(b);
+  if (!ta || !tb || ta->shape != tb->shape)
+    return false;
+  int64_t block = ta->numElements() / gates;
+  for (int64_t i = 0; i < ta->numElements(); ++i)
+    if (i / block != skipGate && ta->values[i] != tb->values[i])
+      return false;
+  return true;
+}
+
+bool Roller::linkable(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+  if (sameWeights(a, b))
+    return true;
+  if (!sameActivations(a, b))
+    return false;
+  bool hZero = isZeroConstant(a.getH());
+  bool cZero = a->hasAttr("rnn.zero_forget") || isZeroConstant(a.getC());
+  int64_t skip = cZero ? 1 : -1; // f is canonical gate 1
+  return equalExceptGate(a.getW(), b.getW(), 4, skip) &&
+         equalExceptGate(a.getBw(), b.getBw(), 4, skip) &&
+         equalExceptGate(a.getBr(), b.getBr(), 4, skip) &&
+         (hZero || equalExceptGate(a.getR(), b.getR(), 4, skip));
+}
+
+void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
+  // Step inputs: consecutive slices of one tensor, forward or backward.
+  SmallVector<StepSlice> slices;
+  bool sliced = true;
+  for (rnn::LSTMCellOp cell : chain) {
+    auto s = getStepSlice(cell.getX());
+    if (!s) {
+      sliced = false;
+      break;
+    }
+    slices.push_back(*s);
+  }
+  int64_t n = chain.size();
+  int dirStep = 1;
+  if (sliced && n > 1) {
+    dirStep = slices[1].index > slices[0].index ? 1 : -1;
+    for (int64_t k = 0; k < n; ++k)
+      if (slices[k].seq != slices[0].seq || slices[k].axis != slices[0].axis ||
+          slices[k].index != slices[0].index + dirStep * k)
+        sliced = false;
+  }
+  if (!sliced && n > 1) {
+    chain.front().emitRemark()
+        << "not rolled into a layer: the step inputs are not consecutive "
+           "slices of one tensor";
+    for (rnn::LSTMCellOp cell : chain)
+      rollChain({cell});
+    return;
+  }
+  // An intermediate cell state read outside the chain cannot be expressed.
+  for (int64_t k = 0; k + 1 < n; ++k)
+    for (OpOperand &use : chain[k].getCOut().getUses())
+      if (use.getOwner() != chain[k + 1].getOperation() ||
+          use.getOperandNumber() != 2) {
+        chain[k].emitRemark()
+            << "not rolled into a layer: the cell state of step " << k
+            << " is also read by '" << use.getOwner()->getName() << "'";
+        // Roll the two halves separately.
+        SmallVector<rnn::LSTMCellOp> head(chain.begin(), chain.begin() + k + 1);
+        SmallVector<rnn::LSTMCellOp> tail(chain.begin() + k + 1, chain.end());
+        rollChain(head);
+        rollChain(tail);
+        return;
+      }
+
+  rnn::LSTMCellOp first = chain.front(), last = chain.back();
+  SmallVector<Location> locs;
+  int64_t srcNodes = 0, srcGemms = 0;
+  for (rnn::LSTMCellOp cell : chain) {
+    locs.push_back(cell.getLoc());
+    if (auto a = cell->getAttrOfType<IntegerAttr>("rnn.source_nodes"))
+      srcNodes += a.getInt();
+    if (auto a = cell->getAttrOfType<IntegerAttr>("rnn.source_gemms"))
+      srcGemms += a.getInt();
+  }
+  Location loc = FusedLoc::get(func.getContext(), locs);
+  // Everything the layer reads is defined before its first step, and every
+  // read of its outputs comes after it: build the layer there.
+  OpBuilder b(first);
+  int64_t hidden = cast<RankedTensorType>(first.getR().getType()).getDimSize(1);
+  int64_t batch = ShapedType::kDynamic;
+  for (Value v : {first.getH(), first.getC(), first.getX(), last.getHOut()})
+    if (!cast<RankedTensorType>(v.getType()).isDynamicDim(0)) {
+      batch = cast<RankedTensorType>(v.getType()).getDimSize(0);
+      break;
+    }
+  Type f = cast<RankedTensorType>(first.getH().getType()).getElementType();
+
+  // X: [T, B, I], time-major.
+  Value X;
+  int64_t lo = 0;
+  int64_t glue = 0;
+  if (sliced) {
+    lo = dirStep > 0 ? slices.front().index : slices.back().index;
+    X = slices.front().seq;
+    auto st = cast<RankedTensorType>(X.getType());
+    int64_t axis = slices.front().axis;
+    if (st.isDynamicDim(axis) || lo != 0 || st.getDimSize(axis) != n) {
+      X = od::createSliceAxis(b, loc, consts, X, axis, lo, lo + n);
+      ++glue;
+    }
+    if (axis == 1) {
+      X = od::createTranspose(b, loc, X, {1, 0, 2});
+      ++glue;
+    }
+  } else {
+    X = od::createUnsqueeze(b, loc, consts, first.getX(), {0});
+    ++glue;
+  }
+  glue += (isZeroConstant(first.getH()) ? 0 : 1) +
+          (isZeroConstant(first.getC()) ? 0 : 1);
+  // Zero initial states are the layer's default: not passed.
+  Value h0 = isZeroConstant(first.getH())
+                 ? Value()
+                 : od::createUnsqueeze(b, loc, consts, first.getH(), {0});
+  Value c0 = isZeroConstant(first.getC())
+                 ? Value()
+                 : od::createUnsqueeze(b, loc, consts, first.getC(), {0});
+  // The head may have don't-care weights (linkable): take the next step's.
+  rnn::LSTMCellOp ref = n > 1 ? chain[1] : first;
+  Value W = withLeadingOne(loc, ref.getW(), "lstm_W");
+  Value R = withLeadingOne(loc, ref.getR(), "lstm_R");
+  Value Bw = withLeadingOne(loc, ref.getBw(), "lstm_Bw");
+  Value Br = withLeadingOne(loc, ref.getBr(), "lstm_Br");
+  auto yType = RankedTensorType::get({n, 1, batch, hidden}, f);
+  auto sType = RankedTensorType::get({1, batch, hidden}, f);
+  auto seq = rnn::SequenceOp::create(
+      b, loc, TypeRange{yType, sType, sType},
+      rnn::CellKindAttr::get(b.getContext(), rnn::CellKind::LSTM),
+      rnn::DirectionAttr::get(b.getContext(), dirStep > 0
+                                                  ? rnn::Direction::Forward
+                                                  : rnn::Direction::Reverse),
+      b.getI64IntegerAttr(hidden), nullptr, X, W, R, Bw, Br, h0, c0, Value(),
+      first.getActivationsAttr(), first.getActivationAlphaAttr(),
+      first.getActivationBetaAttr(), first.getClipAttr());
+
+  // Outputs. Y as [T, B, H] in time order.
+  Value yTBH;
+  auto getY = [&]() {
+    if (!yTBH) {
+      yTBH = od::createSqueeze(b, loc, consts, seq.getY(), {1});
+      ++glue;
+    }
+    return yTBH;
+  };
+  // Time index of step k within X.
+  auto timeOf = [&](int64_t k) { return dirStep > 0 ? k : n - 1 - k; };
+
+  // A Concat stacking Unsqueeze(h_k) for every step in time order.
+  SmallVector<Operation *> stacks;
+  for (Operation *user : chain[0].getHOut().getUsers()) {
+    auto un = dyn_cast<od::UnsqueezeOp>(user);
+    if (!un || !un->hasOneUse())
+      continue;
+    auto cat = dyn_cast<od::ConcatOp>(*un->getUsers().begin());
+    if (!cat || cat.getInputs().size() != (size_t)n)
+      continue;
+    std::optional<int64_t> axis = unsqueezeAxis(un);
+    int64_t catAxis = cat.getAxis() < 0 ? cat.getAxis() + 3 : cat.getAxis();
+    if (!axis || (*axis != 0 && *axis != 1) || catAxis != *axis)
+      continue;
+    // In time order or in processing order?
+    bool timeOrder = true, procOrder = true;
+    for (int64_t j = 0; j < n; ++j) {
+      auto u = cat.getInputs()[j].getDefiningOp<od::UnsqueezeOp>();
+      if (!u || unsqueezeAxis(u) != axis || !u->hasOneUse()) {
+        timeOrder = procOrder = false;
+        break;
+      }
+      int64_t kTime = dirStep > 0 ? j : n - 1 - j; // step whose time is j
+      if (u.getData() != chain[kTime].getHOut())
+        timeOrder = false;
+      if (u.getData() != chain[j].getHOut())
+        procOrder = false;
+    }
+    if (!timeOrder && !procOrder)
+      continue;
+    OpBuilder cb(cat);
+    Value stacked = getY();
+    if (!timeOrder) {
+      // Processing order of a reverse layer: time reversed.
+      Value none = od::NoneOp::create(cb, loc);
+      Value s = consts.getI64(loc, "starts", {1}, {-1});
+      Value e = consts.getI64(loc, "ends", {1}, {INT64_MIN});
+      Value a = consts.getI64(loc, "axes", {1}, {0});
+      Value st = consts.getI64(loc, "steps", {1}, {-1});
+      (void)none;
+      stacked = od::SliceOp::create(cb, loc, stacked.getType(), stacked, s, e,
+                                    a, st, nullptr, nullptr, nullptr);
+      ++glue;
+    }
+    if (*axis == 1) {
+      stacked = od::createTranspose(cb, loc, stacked, {1, 0, 2});
+      ++glue;
+    }
+    if (failed(verifyCompatibleShape(stacked.getType(), cat.getType())))
+      continue; // the declared type disagrees; leave the Concat
+    cat.getResult().replaceAllUsesWith(stacked);
+    stacks.push_back(cat);
+  }
+  // Other reads of intermediate hidden states read Y.
+  for (int64_t k = 0; k < n; ++k) {
+    Value hk = chain[k].getHOut();
+    if (k == n - 1)
+      break;
+    for (OpOperand &use : llvm::make_early_inc_range(hk.getUses())) {
+      Operation *owner = use.getOwner();
+      if (owner == chain[k + 1].getOperation() && use.getOperandNumber() == 1)
+        continue;
+      if (isa<od::UnsqueezeOp>(owner) && owner->hasOneUse() &&
+          llvm::is_contained(stacks, *owner->getUsers().begin()))
+        continue;
+      OpBuilder ub(owner);
+      Value g = od::createGatherIndex(ub, loc, consts, getY(), 0, timeOf(k));
+      use.set(g);
+    }
+  }
+  Value hn = od::createSqueeze(b, loc, consts, seq.getHN(), {0});
+  Value cn = od::createSqueeze(b, loc, consts, seq.getCN(), {0});
+  glue += 2;
+  // The last hidden state: as h_n, except as the step input of another
+  // layer's cell, which reads it as the last row of Y (a step slice, so that
+  // layer rolls too).
+  for (OpOperand &use : llvm::make_early_inc_range(last.getHOut().getUses())) {
+    auto cellUser = dyn_cast<rnn::LSTMCellOp>(use.getOwner());
+    if (cellUser && use.getOperandNumber() == 0) {
+      OpBuilder ub(cellUser);
+      use.set(od::createGatherIndex(ub, loc, consts, getY(), 0, timeOf(n - 1)));
+    }
+  }
+  last.getHOut().replaceAllUsesWith(hn);
+  last.getCOut().replaceAllUsesWith(cn);
+  // The layer also replaces the step slicing and the output stacking.
+  for (auto &sl : slices)
+    srcNodes += sl.ops.size();
+  srcNodes += stacks.size() * (n + 1);
+  seq->setAttr("rnn.source_nodes", b.getI64IntegerAttr(srcNodes));
+  seq->setAttr("rnn.source_gemms", b.getI64IntegerAttr(srcGemms));
+
+  // Erase the chain and what only it used.
+  SmallVector<Operation *> dead(stacks.begin(), stacks.end());
+  for (rnn::LSTMCellOp cell : llvm::reverse(chain))
+    dead.push_back(cell);
+  for (auto &s : slices)
+    dead.append(s.ops.begin(), s.ops.end());
+  od::eraseDeadOps(dead);
+  seq.emitRemark() << "fused LSTM layer: " << n << " steps, "
+                   << (dirStep > 0 ? "forward" : "reverse") << ", hidden "
+                   << hidden << ": " << srcNodes << " nodes -> 1 layer + "
+                   << glue << " glue; " << srcGemms
+                   << " GEMMs -> 1 input GEMM + " << n << " recurrent";
+  ++numLayers;
+}
+
+void Roller::run() {
+  SmallVector<rnn::LSTMCellOp> cells;
+  func.walk([&](rnn::LSTMCellOp c) { cells.push_back(c); });
+  DenseSet<Operation *> done;
+  for (rnn::LSTMCellOp cell : cells) {
+    if (done.contains(cell))
+      continue;
+    // Only start at the head of a chain.
+    auto prev = cell.getH().getDefiningOp<rnn::LSTMCellOp>();
+    if (prev && cell.getC() == prev.getCOut() && linkable(prev, cell))
+      continue;
+    SmallVector<rnn::LSTMCellOp> chain = {cell};
+    done.insert(cell);
+    while (true) {
+      rnn::LSTMCellOp cur = chain.back(), next;
+      for (Operation *user : cur.getHOut().getUsers()) {
+        auto c = dyn_cast<rnn::LSTMCellOp>(user);
+        if (c && c.getH() == cur.getHOut() && c.getC() == cur.getCOut() &&
+            linkable(cur, c)) {
+          next = c;
+          break;
+        }
+      }
+      if (!next) {
+        for (Operation *user : cur.getHOut().getUsers())
+          if (auto c = dyn_cast<rnn::LSTMCellOp>(user))
+            if (c.getH() == cur.getHOut() && !linkable(cur, c))
+              c.emitRemark() << "starts a new layer: its weights differ from "
+                                "the previous step's";
+        break;
+      }
+      chain.push_back(next);
+      done.insert(next);
+    }
+    rollChain(chain);
+  }
+  auto ret = cast<func::ReturnOp>(func.front().getTerminator());
+  func.setFunctionType(FunctionType::get(
+      func.getContext(), func.getArgumentTypes(), ret.getOperandTypes()));
+}
+
+struct RollTimeLoop
+    : public rnn::impl::RNNRollTimeLoopPassBase<RollTimeLoop> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      Roller roller(func);
+      roller.run();
+      numLayers += roller.numLayers;
+    }
+  }
+};
+
+} // namespace
