@@ -178,11 +178,11 @@ Value onnx::createSqueeze(OpBuilder &b, Location loc, ConstantBuilder &consts,
     if (!llvm::is_contained(axes, i))
       shape.push_back(t.getDimSize(i));
   auto type = RankedTensorType::get(shape, t.getElementType());
-  Value none = NoneOp::create(b, loc);
   if (getDefaultOpset(b.getInsertionBlock()->getParentOp()) >= 13) {
     Value ax = consts.getI64(loc, "axes", {(int64_t)axes.size()}, axes);
     return SqueezeOp::create(b, loc, type, v, ax, nullptr);
   }
+  Value none = NoneOp::create(b, loc);
   return SqueezeOp::create(b, loc, type, v, none, b.getDenseI64ArrayAttr(axes));
 }
 
@@ -195,11 +195,11 @@ Value onnx::createUnsqueeze(OpBuilder &b, Location loc, ConstantBuilder &consts,
   for (int64_t a : sorted)
     shape.insert(shape.begin() + a, 1);
   auto type = RankedTensorType::get(shape, t.getElementType());
-  Value none = NoneOp::create(b, loc);
   if (getDefaultOpset(b.getInsertionBlock()->getParentOp()) >= 13) {
     Value ax = consts.getI64(loc, "axes", {(int64_t)axes.size()}, axes);
     return UnsqueezeOp::create(b, loc, type, v, ax, nullptr);
   }
+  Value none = NoneOp::create(b, loc);
   return UnsqueezeOp::create(b, loc, type, v, none,
                              b.getDenseI64ArrayAttr(axes));
 }

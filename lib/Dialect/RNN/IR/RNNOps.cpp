@@ -216,5 +216,30 @@ LogicalResult RecurrenceOp::verify() {
   return verifyLayer(*this, steps, batch, dim(getR(), 2));
 }
 
+/// `lstm forward`: the cell kind and direction as bare keywords.
+static ParseResult parseCellAndDirection(OpAsmParser &parser,
+                                         CellKindAttr &cell,
+                                         DirectionAttr &direction) {
+  StringRef kind, dir;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&kind) || parser.parseKeyword(&dir))
+    return failure();
+  auto k = symbolizeCellKind(kind);
+  auto d = symbolizeDirection(dir);
+  if (!k)
+    return parser.emitError(loc) << "unknown cell kind '" << kind << "'";
+  if (!d)
+    return parser.emitError(loc) << "unknown direction '" << dir << "'";
+  cell = CellKindAttr::get(parser.getContext(), *k);
+  direction = DirectionAttr::get(parser.getContext(), *d);
+  return success();
+}
+
+static void printCellAndDirection(OpAsmPrinter &p, Operation *,
+                                  CellKindAttr cell, DirectionAttr direction) {
+  p << stringifyCellKind(cell.getValue()) << " "
+    << stringifyDirection(direction.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.cpp.inc"

@@ -514,6 +514,9 @@ void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
 /// h' = o * h(c') among the users of c': the Mul, o and h.
 static std::optional<std::tuple<od::MulOp, Activation, Activation>>
 findHiddenOutput(Value cNew) {
+  // Prefer o with a gate activation; any activation still identifies the
+  // structure (and a wrong one is then reported, not ignored).
+  std::optional<std::tuple<od::MulOp, Activation, Activation>> fallback;
   for (Operation *user : cNew.getUsers()) {
     if (user->getNumResults() != 1)
       continue;
@@ -528,9 +531,11 @@ findHiddenOutput(Value cNew) {
       auto o = getActivation(other);
       if (o && isGateActivation(*o))
         return std::make_tuple(m, *o, *u);
+      if (o && !fallback)
+        fallback = std::make_tuple(m, *o, *u);
     }
   }
-  return std::nullopt;
+  return fallback;
 }
 
 void CellRecognizer::matchLSTM(od::AddOp add) {
@@ -908,11 +913,7 @@ void CellRecognizer::importLayer(Operation *op) {
   replace(op->getResult(1), seq.getHN(), {1, 0, 2});
   if (kind == rnn::CellKind::LSTM)
     replace(op->getResult(2), seq.getCN(), {1, 0, 2});
-  if (op->use_empty()) {
-    SmallVector<Operation *> dead = {op};
-    op->erase();
-    (void)dead;
-  }
+  eraseIfDead({op});
   ++numLayers;
 }
 

@@ -381,12 +381,10 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
     Value stacked = getY();
     if (!timeOrder) {
       // Processing order of a reverse layer: time reversed.
-      Value none = od::NoneOp::create(cb, loc);
       Value s = consts.getI64(loc, "starts", {1}, {-1});
       Value e = consts.getI64(loc, "ends", {1}, {INT64_MIN});
       Value a = consts.getI64(loc, "axes", {1}, {0});
       Value st = consts.getI64(loc, "steps", {1}, {-1});
-      (void)none;
       stacked = od::SliceOp::create(cb, loc, stacked.getType(), stacked, s, e,
                                     a, st, nullptr, nullptr, nullptr);
       ++glue;

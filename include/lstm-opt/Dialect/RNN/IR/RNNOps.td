@@ -116,7 +116,7 @@ def RNN_SequenceOp : RNN_Op<"sequence", [AttrSizedOperandSegments]> {
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$h_n,
                       Optional<AnyRankedTensor>:$c_n);
   let assemblyFormat = [{
-    $cell $direction $X `,` $W `,` $R `,` $Bw `,` $Br
+    custom<CellAndDirection>($cell, $direction) $X `,` $W `,` $R `,` $Bw `,` $Br
     (`init` `(` $h0^ (`,` $c0^)? `)`)? (`lens` `(` $sequence_lens^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
@@ -163,7 +163,7 @@ def RNN_RecurrenceOp : RNN_Op<"recurrence", [AttrSizedOperandSegments]> {
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$h_n,
                       Optional<AnyRankedTensor>:$c_n);
   let assemblyFormat = [{
-    $cell $direction $P `,` $R `,` $Br
+    custom<CellAndDirection>($cell, $direction) $P `,` $R `,` $Br
     (`init` `(` $h0^ (`,` $c0^)? `)`)? (`lens` `(` $sequence_lens^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];

@@ -1,0 +1,95 @@
+// RUN: lstm-opt %s -split-input-file -rnn-recognize-cells -verify-diagnostics | FileCheck %s
+
+// Near misses are left alone, with a remark naming the node and the reason.
+
+// The output gate uses Tanh where an LSTM uses the gate activation.
+// CHECK-LABEL: func.func @swapped_activation
+// CHECK-NOT: rnn.lstm_cell
+// CHECK: onnx.Split
+func.func @swapped_activation(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<1.0> : tensor<4x2xf32>
+  %r = onnx.initializer "weight_hh" dense<0.5> : tensor<4x1xf32>
+  %gx = onnx.Gemm(%x, %w, %none) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<4x2xf32>, none) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%h, %r, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %to = onnx.Tanh(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  // expected-remark @+1 {{not fused as an LSTM cell: the output gate's activation (Tanh) differs from the forget gate's (Sigmoid)}}
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%to, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// A gate pre-activation goes through a non-linear op (Relu) before the split.
+// CHECK-LABEL: func.func @nonlinear_gates
+// CHECK-NOT: rnn.lstm_cell
+func.func @nonlinear_gates(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<1.0> : tensor<4x2xf32>
+  %r = onnx.initializer "weight_hh" dense<0.5> : tensor<4x1xf32>
+  %gx = onnx.Gemm(%x, %w, %none) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<4x2xf32>, none) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%h, %r, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g0 = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %g = onnx.Relu(%g0) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  // expected-remark @+1 {{not fused as an LSTM cell: 'onnx.Relu' in a gate pre-activation is not linear}}
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// Weights that are graph inputs, not constants, cannot be packed.
+// CHECK-LABEL: func.func @runtime_weights
+// CHECK-NOT: rnn.lstm_cell
+func.func @runtime_weights(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>, %w: tensor<4x2xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %r = onnx.initializer "weight_hh" dense<0.5> : tensor<4x1xf32>
+  %gx = onnx.Gemm(%x, %w, %none) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<4x2xf32>, none) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%h, %r, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  // expected-remark @+1 {{not fused as an LSTM cell: the weights of a gate matmul are not f32 constants}}
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// ONNX LSTM with peepholes: no canonical form.
+// CHECK-LABEL: func.func @peepholes
+// CHECK: onnx.LSTM
+func.func @peepholes(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x4x1xf32>
+  %r = onnx.initializer "R" dense<1.0> : tensor<1x4x1xf32>
+  %p = onnx.initializer "P" dense<1.0> : tensor<1x3xf32>
+  // expected-remark @+1 {{not imported into the rnn dialect: peephole weights (P) have no canonical form}}
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %p) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}

@@ -1,0 +1,92 @@
+// RUN: lstm-opt %s -split-input-file -rnn-recognize-cells | FileCheck %s
+
+// One step of a PyTorch nn.LSTMCell export (H = 1, I = 2): two Gemms
+// (transB), Split into i, f, g, o. W keeps its rows (the canonical order is
+// PyTorch's), the two biases are summed into Bw, Br is zero.
+
+// CHECK-LABEL: func.func @torch_cell
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "lstm_W" dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00], [7.000000e+00, 8.000000e+00]]> : tensor<4x2xf32>
+// CHECK-DAG: %[[R:.*]] = onnx.initializer "lstm_R" dense<{{\[}}[1.000000e-01], [2.000000e-01], [3.000000e-01], [4.000000e-01]]> : tensor<4x1xf32>
+// CHECK-DAG: %[[B:.*]] = onnx.initializer "lstm_B" dense<[1.100000e+00, 2.200000e+00, 3.300000e+00, 4.400000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[Z:.*]] = onnx.initializer "lstm_zero_bias" dense<0.000000e+00> : tensor<4xf32>
+// CHECK: %[[H:.*]], %[[C:.*]] = rnn.lstm_cell %arg0, %arg1, %arg2, %[[W]], %[[R]], %[[B]], %[[Z]] {rnn.source_gemms = 2 : i64, rnn.source_nodes = 13 : i64}
+// CHECK-NOT: onnx.Gemm
+// CHECK-NOT: onnx.Sigmoid
+// CHECK: return %[[H]], %[[C]]
+func.func @torch_cell(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %r = onnx.initializer "weight_hh" dense<[[0.1], [0.2], [0.3], [0.4]]> : tensor<4x1xf32>
+  %bi = onnx.initializer "bias_ih" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %bh = onnx.initializer "bias_hh" dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>
+  %gx = onnx.Gemm(%x, %w, %bi) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<4x2xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%h, %r, %bh) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// TensorFlow's BasicLSTMCell: concat([x, h]) x kernel, gates i, j(=g), f, o,
+// forget_bias added to f. Rows are reordered to i, f, g, o and forget_bias
+// lands in f's bias.
+
+// CHECK-LABEL: func.func @tf_cell
+// CHECK-DAG: onnx.initializer "lstm_W" dense<{{\[}}[1.000000e+00, 5.000000e+00], [3.000000e+00, 7.000000e+00], [2.000000e+00, 6.000000e+00], [4.000000e+00, 8.000000e+00]]> : tensor<4x2xf32>
+// CHECK-DAG: onnx.initializer "lstm_R" dense<{{\[}}[9.000000e+00], [1.100000e+01], [1.000000e+01], [1.200000e+01]]> : tensor<4x1xf32>
+// CHECK-DAG: onnx.initializer "lstm_B" dense<[1.000000e-01, 1.300000e+00, 2.000000e-01, 4.000000e-01]> : tensor<4xf32>
+// CHECK: rnn.lstm_cell %arg0, %arg1, %arg2
+// CHECK-NOT: onnx.MatMul
+func.func @tf_cell(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %k = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = onnx.initializer "bias" dense<[0.1, 0.2, 0.3, 0.4]> : tensor<4xf32>
+  %one = onnx.initializer "forget_bias" dense<1.0> : tensor<f32>
+  %xh = onnx.Concat(%x, %h) {axis = 1 : i64} : (tensor<1x2xf32>, tensor<1x1xf32>) -> tensor<1x3xf32>
+  %m = onnx.MatMul(%xh, %k) : (tensor<1x3xf32>, tensor<3x4xf32>) -> tensor<1x4xf32>
+  %g = onnx.Add(%m, %b) : (tensor<1x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %i, %j, %f, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %fb = onnx.Add(%f, %one) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%fb) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%c, %sf) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tj = onnx.Tanh(%j) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tj) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%tc, %so) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// A standard ONNX LSTM becomes rnn.sequence with canonical weights: ONNX's
+// gate blocks i, o, f, c move to i, f, g, o; B [1, 8] splits into Bw, Br.
+
+// CHECK-LABEL: func.func @onnx_lstm
+// CHECK-DAG: onnx.initializer "W_canonical" dense<{{\[}}{{\[}}[1.000000e+00], [3.000000e+00], [4.000000e+00], [2.000000e+00]]]> : tensor<1x4x1xf32>
+// CHECK-DAG: onnx.initializer "Bw_canonical" dense<{{\[}}[1.000000e+00, 3.000000e+00, 4.000000e+00, 2.000000e+00]]> : tensor<1x4xf32>
+// CHECK-DAG: onnx.initializer "Br_canonical" dense<{{\[}}[5.000000e+00, 7.000000e+00, 8.000000e+00, 6.000000e+00]]> : tensor<1x4xf32>
+// CHECK: %{{.*}}, %[[HN:.*]], %{{.*}} = rnn.sequence lstm reverse %arg0, {{.*}} {hidden_size = 1 : i64}
+// CHECK-NOT: onnx.LSTM
+// CHECK-NOT: onnx.initializer "W"
+// CHECK: return %[[HN]]
+func.func @onnx_lstm(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<[[[1.0], [2.0], [3.0], [4.0]]]> : tensor<1x4x1xf32>
+  %r = onnx.initializer "R" dense<[[[1.0], [2.0], [3.0], [4.0]]]> : tensor<1x4x1xf32>
+  %b = onnx.initializer "B" dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]]> : tensor<1x8xf32>
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %b, %none, %none, %none, %none) {direction = "reverse", hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, tensor<1x8xf32>, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}
