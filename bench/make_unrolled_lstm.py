@@ -5,12 +5,81 @@ four gates, Sigmoid/Tanh, the cell and hidden updates (16 nodes per step),
 with the weights shared by all steps.
 
 Usage: make_unrolled_lstm.py OUT.onnx --steps T [--hidden H] [--input I] [--batch B]
+                             [--style torch|pergate]
+--style pergate writes the hand-written form instead: one MatMul per gate and
+input (8 per step), 30 nodes per step.
 """
 import argparse
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+
+def build_pergate(steps, hidden, inp, batch, opset=17):
+    """The hand-written style: one MatMul per gate and input (8 per step), two
+    bias Adds per gate (input and recurrent), the step input cut by Slice +
+    Squeeze: 32 nodes per step."""
+    rng = np.random.default_rng(0)
+    H, I, B = hidden, inp, batch
+    inits = [numpy_helper.from_array(np.array([0], np.int64), "axis0")]
+    for g in "ifgo":
+        inits += [
+            numpy_helper.from_array(rng.standard_normal((I, H)).astype(np.float32) * 0.1, "W_" + g),
+            numpy_helper.from_array(rng.standard_normal((H, H)).astype(np.float32) * 0.1, "R_" + g),
+            numpy_helper.from_array(rng.standard_normal((H,)).astype(np.float32) * 0.1, "b_" + g),
+            numpy_helper.from_array(rng.standard_normal((H,)).astype(np.float32) * 0.1, "c_" + g),
+        ]
+    nodes, outs = [], []
+    h, c = "h0", "c0"
+    for t in range(steps):
+        p = f"s{t}_"
+        inits.append(numpy_helper.from_array(np.array([t], np.int64), p + "start"))
+        inits.append(numpy_helper.from_array(np.array([t + 1], np.int64), p + "end"))
+        nodes.append(helper.make_node("Slice", ["x", p + "start", p + "end", "axis0"],
+                                      [p + "xs"], name=p + "slice"))
+        nodes.append(helper.make_node("Squeeze", [p + "xs", "axis0"], [p + "xt"], name=p + "squeeze"))
+        act = {}
+        for g, fn in zip("ifgo", ["Sigmoid", "Sigmoid", "Tanh", "Sigmoid"]):
+            nodes += [
+                helper.make_node("MatMul", [p + "xt", "W_" + g], [p + "xw" + g], name=p + "mmx" + g),
+                helper.make_node("MatMul", [h, "R_" + g], [p + "hr" + g], name=p + "mmh" + g),
+                helper.make_node("Add", [p + "xw" + g, p + "hr" + g], [p + "s" + g], name=p + "add" + g),
+                helper.make_node("Add", [p + "s" + g, "b_" + g], [p + "q" + g], name=p + "bias" + g),
+                helper.make_node("Add", [p + "q" + g, "c_" + g], [p + "p" + g], name=p + "rbias" + g),
+                helper.make_node(fn, [p + "p" + g], [p + "a" + g], name=p + "act" + g),
+            ]
+            act[g] = p + "a" + g
+        nodes += [
+            helper.make_node("Mul", [act["f"], c], [p + "fc"], name=p + "mul_fc"),
+            helper.make_node("Mul", [act["i"], act["g"]], [p + "ig"], name=p + "mul_ig"),
+            helper.make_node("Add", [p + "fc", p + "ig"], [p + "c"], name=p + "add_c"),
+            helper.make_node("Tanh", [p + "c"], [p + "tc"], name=p + "tanh_c"),
+            helper.make_node("Mul", [act["o"], p + "tc"], [p + "h"], name=p + "mul_h"),
+            helper.make_node("Unsqueeze", [p + "h", "axis0"], [p + "hu"], name=p + "unsq"),
+        ]
+        h, c = p + "h", p + "c"
+        outs.append(p + "hu")
+    nodes.append(helper.make_node("Concat", outs, ["y"], name="stack", axis=0))
+    return _model(nodes, inits, steps, B, I, H, h, c, opset)
+
+
+def _model(nodes, inits, steps, B, I, H, h, c, opset):
+    nodes.append(helper.make_node("Identity", [h], ["h_n"], name="h_out"))
+    nodes.append(helper.make_node("Identity", [c], ["c_n"], name="c_out"))
+    graph = helper.make_graph(
+        nodes, "unrolled_lstm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, B, I]),
+         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [B, H]),
+         helper.make_tensor_value_info("c0", TensorProto.FLOAT, [B, H])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, B, H]),
+         helper.make_tensor_value_info("h_n", TensorProto.FLOAT, [B, H]),
+         helper.make_tensor_value_info("c_n", TensorProto.FLOAT, [B, H])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                              producer_name="lstm-opt bench")
+    model.ir_version = 8
+    return model
 
 
 def build(steps, hidden, inp, batch, opset=17):
@@ -51,21 +120,7 @@ def build(steps, hidden, inp, batch, opset=17):
         outs.append(p + "hu")
     inits.append(numpy_helper.from_array(np.array([0], np.int64), "axis0"))
     nodes.append(helper.make_node("Concat", outs, ["y"], name="stack", axis=0))
-    nodes.append(helper.make_node("Identity", [h], ["h_n"], name="h_out"))
-    nodes.append(helper.make_node("Identity", [c], ["c_n"], name="c_out"))
-    graph = helper.make_graph(
-        nodes, "unrolled_lstm",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [steps, B, I]),
-         helper.make_tensor_value_info("h0", TensorProto.FLOAT, [B, H]),
-         helper.make_tensor_value_info("c0", TensorProto.FLOAT, [B, H])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [steps, B, H]),
-         helper.make_tensor_value_info("h_n", TensorProto.FLOAT, [B, H]),
-         helper.make_tensor_value_info("c_n", TensorProto.FLOAT, [B, H])],
-        inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="lstm-opt bench")
-    model.ir_version = 8
-    return model
+    return _model(nodes, inits, steps, B, I, H, h, c, opset)
 
 
 def main():
@@ -75,8 +130,10 @@ def main():
     ap.add_argument("--hidden", type=int, default=8)
     ap.add_argument("--input", type=int, default=8)
     ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--style", choices=["torch", "pergate"], default="torch")
     a = ap.parse_args()
-    model = build(a.steps, a.hidden, a.input, a.batch)
+    make = build if a.style == "torch" else build_pergate
+    model = make(a.steps, a.hidden, a.input, a.batch)
     onnx.save(model, a.out)
     print(f"{a.out}: {len(model.graph.node)} nodes, {len(model.graph.initializer)} initializers")
 
