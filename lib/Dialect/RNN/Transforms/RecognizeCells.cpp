@@ -415,6 +415,18 @@ private:
   void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
                  Value cPrev, ArrayRef<Operation *> extra, bool quiet = false);
   Value zeros(Location loc, Value like, int64_t hidden);
+  void matchGRU(Operation *anchor);
+  void matchRNNCells();
+  /// Shared tail: weights from per-gate linear forms, cell creation checks.
+  struct GateTerms {
+    SmallVector<SmallVector<WeightRef, 2>, 4> w, r;
+    SmallVector<SmallVector<BiasRef, 2>, 4> bw, br;
+  };
+  bool splitTerms(ArrayRef<LinearForm> forms, Value x, Value h, GateTerms &out,
+                  std::string &why);
+  Location fusedLoc(ArrayRef<Operation *> ops);
+  void finishCell(Operation *cell, ArrayRef<Operation *> matched,
+                  ArrayRef<std::pair<Value, Value>> replace);
   Value materializeWeights(Location loc, StringRef name,
                            ArrayRef<SmallVector<WeightRef, 2>> gates,
                            int64_t hidden, int64_t k);
@@ -774,6 +786,421 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   eraseIfDead(unique.getArrayRef());
 }
 
+
+//===----------------------------------------------------------------------===//
+// GRU and simple RNN cells
+//===----------------------------------------------------------------------===//
+
+/// Leaves of an Add tree (through Identity), with the Adds walked.
+static void addLeaves(Value v, SmallVectorImpl<Value> &leaves,
+                      SmallVectorImpl<Operation *> &adds) {
+  v = od::skipIdentities(v);
+  if (auto add = v.getDefiningOp<od::AddOp>()) {
+    adds.push_back(add);
+    addLeaves(add.getA(), leaves, adds);
+    addLeaves(add.getB(), leaves, adds);
+    return;
+  }
+  leaves.push_back(v);
+}
+
+/// A constant of all ones.
+static bool isOnes(Value v) {
+  auto t = od::getConstantF32(v);
+  return t && llvm::all_of(t->values, [](float f) { return f == 1.0f; });
+}
+
+Location CellRecognizer::fusedLoc(ArrayRef<Operation *> ops) {
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  return FusedLoc::get(&getContext(), locs);
+}
+
+bool CellRecognizer::splitTerms(ArrayRef<LinearForm> forms, Value x, Value h,
+                                GateTerms &out, std::string &why) {
+  out.w.assign(forms.size(), {});
+  out.r.assign(forms.size(), {});
+  out.bw.assign(forms.size(), {});
+  out.br.assign(forms.size(), {});
+  for (auto [k, f] : llvm::enumerate(forms)) {
+    for (const Term &t : f.terms) {
+      if (t.input == x)
+        out.w[k].append(t.weights.begin(), t.weights.end());
+      else if (h && t.input == h)
+        out.r[k].append(t.weights.begin(), t.weights.end());
+      else {
+        why = "a gate reads a value that is neither the step input nor the "
+              "hidden state";
+        return false;
+      }
+    }
+    out.bw[k] = f.biases;
+  }
+  return true;
+}
+
+void CellRecognizer::finishCell(Operation *cell, ArrayRef<Operation *> matched,
+                                ArrayRef<std::pair<Value, Value>> replace) {
+  SetVector<Operation *> unique(matched.begin(), matched.end());
+  int64_t gemms = llvm::count_if(unique, [](Operation *op) {
+    return isa<od::GemmOp, od::MatMulOp>(op);
+  });
+  OpBuilder b(cell);
+  cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
+  cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
+  for (auto [from, to] : replace)
+    from.replaceAllUsesWith(to);
+  ++numCells;
+  eraseIfDead(unique.getArrayRef());
+}
+
+/// Verifies a freshly built cell without reporting; erases it on failure.
+static bool verifyQuietly(Operation *cell) {
+  ScopedDiagnosticHandler silence(cell->getContext(),
+                                  [](Diagnostic &) { return success(); });
+  if (succeeded(mlir::verify(cell, /*verifyRecursively=*/false)))
+    return true;
+  cell->erase();
+  return false;
+}
+
+void CellRecognizer::matchGRU(Operation *anchor) {
+  // h' = n + z * (h - n)   (PyTorch), or
+  // h' = (1 - z) * n + z * h   (textbook, Keras; either order).
+  Value hNew = anchor->getResult(0);
+  std::optional<Activation> z, n;
+  Value h;
+  SmallVector<Operation *> matched = {anchor};
+  auto add = dyn_cast<od::AddOp>(anchor);
+  if (!add)
+    return;
+  auto tryTorch = [&](Value nv, Value mv) {
+    auto m = mv.getDefiningOp<od::MulOp>();
+    auto nAct = getActivation(nv);
+    if (!m || !nAct)
+      return false;
+    for (auto [zv, dv] : {std::pair(m.getA(), m.getB()), std::pair(m.getB(), m.getA())}) {
+      auto zAct = getActivation(zv);
+      auto d = dv.getDefiningOp<od::SubOp>();
+      if (!zAct || !isGateActivation(*zAct) || !d ||
+          od::skipIdentities(d.getB()) != od::skipIdentities(nv))
+        continue;
+      z = zAct;
+      n = nAct;
+      h = d.getA();
+      matched.append({m, d});
+      return true;
+    }
+    return false;
+  };
+  auto tryTextbook = [&](Value av, Value bv) {
+    auto m1 = av.getDefiningOp<od::MulOp>(), m2 = bv.getDefiningOp<od::MulOp>();
+    if (!m1 || !m2)
+      return false;
+    // m1 = (1 - z) * n
+    for (auto [sv, nv] : {std::pair(m1.getA(), m1.getB()), std::pair(m1.getB(), m1.getA())}) {
+      auto sub = sv.getDefiningOp<od::SubOp>();
+      auto nAct = getActivation(nv);
+      if (!sub || !nAct || !isOnes(sub.getA()))
+        continue;
+      auto zAct = getActivation(sub.getB());
+      if (!zAct || !isGateActivation(*zAct))
+        continue;
+      // m2 = z * h
+      Value zOut = od::skipIdentities(sub.getB());
+      Value other;
+      if (od::skipIdentities(m2.getA()) == zOut)
+        other = m2.getB();
+      else if (od::skipIdentities(m2.getB()) == zOut)
+        other = m2.getA();
+      else
+        continue;
+      z = zAct;
+      n = nAct;
+      h = other;
+      matched.append({m1, m2, sub});
+      return true;
+    }
+    return false;
+  };
+  if (!(tryTorch(add.getA(), add.getB()) || tryTorch(add.getB(), add.getA()) ||
+        tryTextbook(add.getA(), add.getB()) ||
+        tryTextbook(add.getB(), add.getA())))
+    return;
+  auto remark = [&](const Twine &why) {
+    anchor->emitRemark() << "not fused as a GRU cell: " << why;
+  };
+  int64_t hidden = staticDim(hNew, 1);
+  if (rankOf(hNew) != 2 || ShapedType::isDynamic(hidden))
+    hidden = staticDim(h, 1);
+  if (rankOf(hNew) != 2 || ShapedType::isDynamic(hidden))
+    return remark("the hidden state is not [batch, hidden] with a static size");
+  matched.append({z->op, n->op});
+
+  // n's pre-activation: x-part + r * (h R_n + b_hn)  (linear_before_reset)
+  // or a linear form over x and r * h.
+  SmallVector<Value> leaves;
+  SmallVector<Operation *> adds;
+  addLeaves(n->input, leaves, adds);
+  std::optional<Activation> r;
+  Value resetLinear; // h R_n + b_hn
+  SmallVector<Value> xLeaves;
+  for (Value leaf : leaves) {
+    auto m = leaf.getDefiningOp<od::MulOp>();
+    std::optional<Activation> ra;
+    Value other;
+    if (m) {
+      if ((ra = getActivation(m.getA())) && isGateActivation(*ra))
+        other = m.getB();
+      else if ((ra = getActivation(m.getB())) && isGateActivation(*ra))
+        other = m.getA();
+    }
+    if (other && !resetLinear && rankOf(other) == 2) {
+      r = ra;
+      resetLinear = other;
+      matched.push_back(m);
+      continue;
+    }
+    xLeaves.push_back(leaf);
+  }
+  bool lbr = (bool)resetLinear;
+  matched.append(adds.begin(), adds.end());
+  LinearForm formN, formNRec;
+  formN.width = hidden;
+  for (Value leaf : xLeaves) {
+    std::string why;
+    auto f = analyzer.analyze(leaf, 0, hidden, why);
+    if (failed(f))
+      return remark(why);
+    formN.add(std::move(*f), 1.0f);
+  }
+  Value rh; // lbr = 0: the value r * h feeding a matmul
+  if (lbr) {
+    std::string why;
+    auto f = analyzer.analyze(resetLinear, 0, hidden, why);
+    if (failed(f))
+      return remark(why);
+    formNRec = std::move(*f);
+  } else {
+    // Find the term whose input is r * h.
+    for (Term &t : formN.terms) {
+      auto m = od::skipIdentities(t.input).getDefiningOp<od::MulOp>();
+      if (!m)
+        continue;
+      for (auto [a, b] : {std::pair(m.getA(), m.getB()), std::pair(m.getB(), m.getA())}) {
+        auto ra = getActivation(a);
+        if (ra && isGateActivation(*ra) && od::skipIdentities(b) == od::skipIdentities(h)) {
+          r = ra;
+          rh = t.input;
+          matched.push_back(m);
+        }
+      }
+    }
+    if (!r)
+      return remark("no reset gate found in the candidate's pre-activation");
+  }
+  if (!(*r == *z))
+    return remark("the reset gate's activation (" + r->name +
+                  ") differs from the update gate's (" + z->name + ")");
+  matched.push_back(r->op);
+  std::string why;
+  auto formR = analyzer.analyze(r->input, 0, hidden, why);
+  if (failed(formR))
+    return remark(why);
+  auto formZ = analyzer.analyze(z->input, 0, hidden, why);
+  if (failed(formZ))
+    return remark(why);
+  for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
+    matched.append(f->ops.begin(), f->ops.end());
+
+  // The step input: the one other value the gates read.
+  Value hh = od::skipIdentities(h);
+  Value x;
+  for (auto *f : {&*formR, &*formZ, &formN})
+    for (Term &t : f->terms)
+      if (od::skipIdentities(t.input) != hh && t.input != rh) {
+        if (x && x != t.input)
+          return remark("the gates read more than a step input and a hidden "
+                        "state");
+        x = t.input;
+      }
+  if (!x)
+    return remark("no step input found");
+  // Canonical gates r, z, n.
+  GateTerms gt;
+  LinearForm nX = formN;
+  LinearForm nRec = formNRec;
+  if (!lbr) {
+    // (r*h) R_n: its weights are R's n rows; no separate recurrent bias.
+    nX.terms.clear();
+    for (Term &t : formN.terms) {
+      if (t.input == rh) {
+        Term ht = t;
+        ht.input = h;
+        nRec.terms.push_back(ht);
+      } else {
+        nX.terms.push_back(t);
+      }
+    }
+  }
+  // r and z read h directly; unify h values through Identity.
+  auto normalize = [&](LinearForm &f) {
+    for (Term &t : f.terms)
+      if (od::skipIdentities(t.input) == hh)
+        t.input = h;
+  };
+  normalize(*formR);
+  normalize(*formZ);
+  normalize(nX);
+  normalize(nRec);
+  if (!splitTerms({*formR, *formZ, nX}, x, h, gt, why))
+    return remark(why);
+  for (const Term &t : nRec.terms) {
+    if (t.input != h)
+      return remark("the reset product reads something other than the "
+                    "hidden state");
+    gt.r[2].append(t.weights.begin(), t.weights.end());
+  }
+  if (lbr)
+    gt.br[2] = nRec.biases;
+  int64_t inSize = -1;
+  for (auto *f : {&*formR, &*formZ, &nX})
+    for (Term &t : f->terms)
+      if (t.input == x)
+        inSize = t.k;
+  Location loc = fusedLoc(matched);
+  Value W = materializeWeights(loc, "gru_W", gt.w, hidden, inSize);
+  Value R = materializeWeights(loc, "gru_R", gt.r, hidden, hidden);
+  Value Bw = materializeBias(loc, "gru_Bw", gt.bw, hidden);
+  Value Br = materializeBias(loc, "gru_Br", gt.br, hidden);
+  OpBuilder b(anchor);
+  auto cell = rnn::GRUCellOp::create(b, loc, hNew.getType(), x, h, W, R, Bw, Br,
+                                     lbr ? b.getUnitAttr() : nullptr, nullptr,
+                                     nullptr, nullptr, nullptr);
+  if (!verifyQuietly(cell))
+    return remark("the step's values have incompatible shapes");
+  if (z->name != "Sigmoid" || n->name != "Tanh" || z->hasParams || n->hasParams) {
+    cell.setActivationsAttr(b.getStrArrayAttr({z->name, n->name}));
+    cell.setActivationAlphaAttr(b.getDenseF32ArrayAttr({z->alpha, n->alpha}));
+    cell.setActivationBetaAttr(b.getDenseF32ArrayAttr({z->beta, n->beta}));
+  }
+  finishCell(cell, matched, {{hNew, cell.getResult()}});
+}
+
+void CellRecognizer::matchRNNCells() {
+  // h' = f(x W + h R + b). Any activation of a linear form looks like this,
+  // so a candidate counts only inside a chain: its output is the hidden state
+  // of another candidate, or it reads another candidate's output as its
+  // hidden state.
+  struct Candidate {
+    Activation act;
+    LinearForm form;
+    Value out;
+  };
+  std::vector<Candidate> cands;
+  DenseMap<Value, unsigned> byOutput;
+  SmallVector<Operation *> acts;
+  func.walk([&](Operation *op) {
+    if (isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op))
+      acts.push_back(op);
+  });
+  for (Operation *op : acts) {
+    if (erasedOps.contains(op))
+      continue;
+    auto a = getActivation(op->getResult(0));
+    int64_t hidden = staticDim(op->getResult(0), 1);
+    if (!a || rankOf(op->getResult(0)) != 2 || ShapedType::isDynamic(hidden))
+      continue;
+    std::string why;
+    auto f = analyzer.analyze(a->input, 0, hidden, why);
+    if (failed(f) || f->terms.empty() || f->terms.size() > 2)
+      continue;
+    byOutput[op->getResult(0)] = cands.size();
+    cands.push_back({*a, std::move(*f), op->getResult(0)});
+  }
+  // Which input is the hidden state: another candidate's output.
+  SmallVector<int> hIdx(cands.size(), -1);
+  SmallVector<bool> inChain(cands.size(), false);
+  for (auto [i, c] : llvm::enumerate(cands))
+    for (auto [k, t] : llvm::enumerate(c.form.terms)) {
+      auto it = byOutput.find(od::skipIdentities(t.input));
+      if (it != byOutput.end() && it->second != i &&
+          cands[it->second].act == c.act && c.form.terms.size() == 2 &&
+          t.k == staticDim(c.out, 1)) {
+        hIdx[i] = k;
+        inChain[i] = inChain[it->second] = true;
+      }
+    }
+  int64_t made = 0;
+  for (auto [i, c] : llvm::enumerate(cands)) {
+    if (!inChain[i])
+      continue;
+    int64_t hidden = staticDim(c.out, 1);
+    Value x, h;
+    if (c.form.terms.size() == 1) {
+      x = c.form.terms[0].input; // first step, zero state folded
+    } else if (hIdx[i] >= 0) {
+      h = c.form.terms[hIdx[i]].input;
+      x = c.form.terms[1 - hIdx[i]].input;
+    } else {
+      // The chain's first step: the input of hidden size that is not a step
+      // slice is the initial state.
+      Value a = c.form.terms[0].input, b = c.form.terms[1].input;
+      int64_t ka = c.form.terms[0].k, kb = c.form.terms[1].k;
+      if (ka == hidden && kb != hidden)
+        std::tie(h, x) = std::pair(a, b);
+      else if (kb == hidden && ka != hidden)
+        std::tie(h, x) = std::pair(b, a);
+      else if (isStepSlice(a) != isStepSlice(b))
+        std::tie(h, x) = isStepSlice(a) ? std::pair(b, a) : std::pair(a, b);
+      else {
+        c.act.op->emitRemark() << "not fused as an RNN cell: cannot tell the "
+                                  "step input from the hidden state";
+        continue;
+      }
+    }
+    SmallVector<Operation *> matched = {c.act.op};
+    matched.append(c.form.ops.begin(), c.form.ops.end());
+    Location loc = fusedLoc(matched);
+    if (!h && !(h = zeros(loc, c.out, hidden)))
+      continue;
+    GateTerms gt;
+    std::string why;
+    if (!splitTerms({c.form}, x, h, gt, why)) {
+      c.act.op->emitRemark() << "not fused as an RNN cell: " << why;
+      continue;
+    }
+    int64_t inSize = -1;
+    for (Term &t : c.form.terms)
+      if (t.input == x)
+        inSize = t.k;
+    Value W = materializeWeights(loc, "rnn_W", gt.w, hidden, inSize);
+    Value R = materializeWeights(loc, "rnn_R", gt.r, hidden, hidden);
+    Value Bw = materializeBias(loc, "rnn_Bw", gt.bw, hidden);
+    Value Br = materializeBias(loc, "rnn_Br", gt.br, hidden);
+    OpBuilder b(c.act.op);
+    auto cell = rnn::RNNCellOp::create(b, loc, c.out.getType(), x, h, W, R, Bw,
+                                       Br, nullptr, nullptr, nullptr, nullptr);
+    if (!verifyQuietly(cell))
+      continue;
+    if (c.act.name != "Tanh" || c.act.hasParams) {
+      cell.setActivationsAttr(b.getStrArrayAttr({c.act.name}));
+      cell.setActivationAlphaAttr(b.getDenseF32ArrayAttr({c.act.alpha}));
+      cell.setActivationBetaAttr(b.getDenseF32ArrayAttr({c.act.beta}));
+    }
+    // Later candidates read this output: keep their references valid.
+    Value old = c.out;
+    finishCell(cell, matched, {{old, cell.getResult()}});
+    for (Candidate &other : cands)
+      for (Term &t : other.form.terms)
+        if (t.input == old)
+          t.input = cell.getResult();
+    ++made;
+  }
+  (void)made;
+}
+
 void CellRecognizer::importLayer(Operation *op) {
   // Standard ONNX layers: reorder gates, split the bias, normalise layout.
   auto remark = [&](const Twine &why) {
@@ -939,6 +1366,14 @@ void CellRecognizer::run() {
   for (od::MulOp mul : muls)
     if (!erasedOps.contains(mul))
       matchFoldedLSTM(mul);
+  // GRU steps, anchored at h' = ... (an Add).
+  adds.clear();
+  func.walk([&](od::AddOp add) { adds.push_back(add); });
+  for (od::AddOp add : adds)
+    if (!erasedOps.contains(add))
+      matchGRU(add);
+  // Simple RNN steps, last: every activation left is a candidate.
+  matchRNNCells();
   // Function results may have become more static.
   auto ret = cast<func::ReturnOp>(func.front().getTerminator());
   func.setFunctionType(FunctionType::get(

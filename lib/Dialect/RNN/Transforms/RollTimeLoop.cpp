@@ -137,11 +137,54 @@ std::optional<int64_t> unsqueezeAxis(od::UnsqueezeOp un) {
   return axis;
 }
 
-/// The rolled view of an LSTM cell (GRU/RNN cells have no c).
-struct Step {
-  rnn::LSTMCellOp cell;
-  StepSlice slice;
-  bool hasSlice = false;
+/// One step of any cell kind, with the accessors the roller needs. Operand
+/// order is shared: x = 0, h = 1 (and c = 2 for LSTM).
+class Cell {
+public:
+  Cell() = default;
+  Cell(Operation *op) : op(op) {}
+  static Cell dyn(Operation *op) {
+    return isa_and_nonnull<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)
+               ? Cell(op)
+               : Cell();
+  }
+  explicit operator bool() const { return op; }
+  Operation *operator->() const { return op; }
+  Operation *getOperation() const { return op; }
+  operator Operation *() const { return op; }
+  bool operator==(const Cell &o) const { return op == o.op; }
+  rnn::CellKind kind() const {
+    if (isa<rnn::LSTMCellOp>(op))
+      return rnn::CellKind::LSTM;
+    return isa<rnn::GRUCellOp>(op) ? rnn::CellKind::GRU : rnn::CellKind::RNN;
+  }
+  bool isLSTM() const { return kind() == rnn::CellKind::LSTM; }
+  Value getX() const { return op->getOperand(0); }
+  Value getH() const { return op->getOperand(1); }
+  Value getC() const { return isLSTM() ? op->getOperand(2) : Value(); }
+  Value getW() const { return op->getOperand(isLSTM() ? 3 : 2); }
+  Value getR() const { return op->getOperand(isLSTM() ? 4 : 3); }
+  Value getBw() const { return op->getOperand(isLSTM() ? 5 : 4); }
+  Value getBr() const { return op->getOperand(isLSTM() ? 6 : 5); }
+  Value getHOut() const { return op->getResult(0); }
+  Value getCOut() const { return isLSTM() ? op->getResult(1) : Value(); }
+  Attribute attr(StringRef name) const { return op->getAttr(name); }
+  ArrayAttr getActivationsAttr() const {
+    return op->getAttrOfType<ArrayAttr>("activations");
+  }
+  DenseF32ArrayAttr getActivationAlphaAttr() const {
+    return op->getAttrOfType<DenseF32ArrayAttr>("activation_alpha");
+  }
+  DenseF32ArrayAttr getActivationBetaAttr() const {
+    return op->getAttrOfType<DenseF32ArrayAttr>("activation_beta");
+  }
+  FloatAttr getClipAttr() const { return op->getAttrOfType<FloatAttr>("clip"); }
+  bool linearBeforeReset() const { return op->hasAttr("linear_before_reset"); }
+  Location getLoc() const { return op->getLoc(); }
+  InFlightDiagnostic emitRemark() const { return op->emitRemark(); }
+
+private:
+  Operation *op = nullptr;
 };
 
 class Roller {
@@ -152,22 +195,24 @@ public:
   int64_t numLayers = 0;
 
 private:
-  void rollChain(SmallVector<rnn::LSTMCellOp> chain);
-  bool sameWeights(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+  void rollChain(SmallVector<Cell> chain);
+  bool sameWeights(Cell a, Cell b) {
     return a.getW() == b.getW() && a.getR() == b.getR() &&
            a.getBw() == b.getBw() && a.getBr() == b.getBr() &&
            sameActivations(a, b);
   }
-  bool sameActivations(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+  bool sameActivations(Cell a, Cell b) {
     return a.getActivationsAttr() == b.getActivationsAttr() &&
            a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
            a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
-           a.getClipAttr() == b.getClipAttr();
+           a.getClipAttr() == b.getClipAttr() &&
+           a.kind() == b.kind() &&
+           a.linearBeforeReset() == b.linearBeforeReset();
   }
   /// `b` may follow `a` in one layer: same weights, or `a` is a first step
   /// whose zero state made some weights irrelevant (an exporter folded them):
   /// all of R when h is zero, the forget gate's rows when c is zero.
-  bool linkable(rnn::LSTMCellOp a, rnn::LSTMCellOp b);
+  bool linkable(Cell a, Cell b);
   Value withLeadingOne(Location loc, Value weight, StringRef name);
 
   func::FuncOp func;
@@ -206,25 +251,27 @@ static bool equalExceptGate(Value a, Value b, int64_t gates, int64_t skipGate) {
   return true;
 }
 
-bool Roller::linkable(rnn::LSTMCellOp a, rnn::LSTMCellOp b) {
+bool Roller::linkable(Cell a, Cell b) {
   if (sameWeights(a, b))
     return true;
   if (!sameActivations(a, b))
     return false;
   bool hZero = isZeroConstant(a.getH());
-  bool cZero = a->hasAttr("rnn.zero_forget") || isZeroConstant(a.getC());
-  int64_t skip = cZero ? 1 : -1; // f is canonical gate 1
-  return equalExceptGate(a.getW(), b.getW(), 4, skip) &&
-         equalExceptGate(a.getBw(), b.getBw(), 4, skip) &&
-         equalExceptGate(a.getBr(), b.getBr(), 4, skip) &&
-         (hZero || equalExceptGate(a.getR(), b.getR(), 4, skip));
+  bool cZero = a.isLSTM() && (a->hasAttr("rnn.zero_forget") ||
+                              isZeroConstant(a.getC()));
+  int64_t gates = rnn::getNumGates(a.kind());
+  int64_t skip = cZero ? 1 : -1; // f is the LSTM's canonical gate 1
+  return equalExceptGate(a.getW(), b.getW(), gates, skip) &&
+         equalExceptGate(a.getBw(), b.getBw(), gates, skip) &&
+         equalExceptGate(a.getBr(), b.getBr(), gates, skip) &&
+         (hZero || equalExceptGate(a.getR(), b.getR(), gates, skip));
 }
 
-void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
+void Roller::rollChain(SmallVector<Cell> chain) {
   // Step inputs: consecutive slices of one tensor, forward or backward.
   SmallVector<StepSlice> slices;
   bool sliced = true;
-  for (rnn::LSTMCellOp cell : chain) {
+  for (Cell cell : chain) {
     auto s = getStepSlice(cell.getX());
     if (!s) {
       sliced = false;
@@ -245,12 +292,12 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
     chain.front().emitRemark()
         << "not rolled into a layer: the step inputs are not consecutive "
            "slices of one tensor";
-    for (rnn::LSTMCellOp cell : chain)
+    for (Cell cell : chain)
       rollChain({cell});
     return;
   }
   // An intermediate cell state read outside the chain cannot be expressed.
-  for (int64_t k = 0; k + 1 < n; ++k)
+  for (int64_t k = 0; k + 1 < n && chain[k].isLSTM(); ++k)
     for (OpOperand &use : chain[k].getCOut().getUses())
       if (use.getOwner() != chain[k + 1].getOperation() ||
           use.getOperandNumber() != 2) {
@@ -258,17 +305,17 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
             << "not rolled into a layer: the cell state of step " << k
             << " is also read by '" << use.getOwner()->getName() << "'";
         // Roll the two halves separately.
-        SmallVector<rnn::LSTMCellOp> head(chain.begin(), chain.begin() + k + 1);
-        SmallVector<rnn::LSTMCellOp> tail(chain.begin() + k + 1, chain.end());
+        SmallVector<Cell> head(chain.begin(), chain.begin() + k + 1);
+        SmallVector<Cell> tail(chain.begin() + k + 1, chain.end());
         rollChain(head);
         rollChain(tail);
         return;
       }
 
-  rnn::LSTMCellOp first = chain.front(), last = chain.back();
+  Cell first = chain.front(), last = chain.back();
   SmallVector<Location> locs;
   int64_t srcNodes = 0, srcGemms = 0;
-  for (rnn::LSTMCellOp cell : chain) {
+  for (Cell cell : chain) {
     locs.push_back(cell.getLoc());
     if (auto a = cell->getAttrOfType<IntegerAttr>("rnn.source_nodes"))
       srcNodes += a.getInt();
@@ -282,7 +329,7 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
   int64_t hidden = cast<RankedTensorType>(first.getR().getType()).getDimSize(1);
   int64_t batch = ShapedType::kDynamic;
   for (Value v : {first.getH(), first.getC(), first.getX(), last.getHOut()})
-    if (!cast<RankedTensorType>(v.getType()).isDynamicDim(0)) {
+    if (v && !cast<RankedTensorType>(v.getType()).isDynamicDim(0)) {
       batch = cast<RankedTensorType>(v.getType()).getDimSize(0);
       break;
     }
@@ -310,31 +357,36 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
     ++glue;
   }
   glue += (isZeroConstant(first.getH()) ? 0 : 1) +
-          (isZeroConstant(first.getC()) ? 0 : 1);
+          (!first.isLSTM() || isZeroConstant(first.getC()) ? 0 : 1);
   // Zero initial states are the layer's default: not passed.
   Value h0 = isZeroConstant(first.getH())
                  ? Value()
                  : od::createUnsqueeze(b, loc, consts, first.getH(), {0});
-  Value c0 = isZeroConstant(first.getC())
+  Value c0 = !first.isLSTM() || isZeroConstant(first.getC())
                  ? Value()
                  : od::createUnsqueeze(b, loc, consts, first.getC(), {0});
   // The head may have don't-care weights (linkable): take the next step's.
-  rnn::LSTMCellOp ref = n > 1 ? chain[1] : first;
+  Cell ref = n > 1 ? chain[1] : first;
   Value W = withLeadingOne(loc, ref.getW(), "lstm_W");
   Value R = withLeadingOne(loc, ref.getR(), "lstm_R");
   Value Bw = withLeadingOne(loc, ref.getBw(), "lstm_Bw");
   Value Br = withLeadingOne(loc, ref.getBr(), "lstm_Br");
   auto yType = RankedTensorType::get({n, 1, batch, hidden}, f);
   auto sType = RankedTensorType::get({1, batch, hidden}, f);
+  rnn::CellKind kind = first.kind();
+  SmallVector<Type> types = {yType, sType};
+  if (kind == rnn::CellKind::LSTM)
+    types.push_back(sType);
   auto seq = rnn::SequenceOp::create(
-      b, loc, TypeRange{yType, sType, sType},
-      rnn::CellKindAttr::get(b.getContext(), rnn::CellKind::LSTM),
+      b, loc, types, rnn::CellKindAttr::get(b.getContext(), kind),
       rnn::DirectionAttr::get(b.getContext(), dirStep > 0
                                                   ? rnn::Direction::Forward
                                                   : rnn::Direction::Reverse),
-      b.getI64IntegerAttr(hidden), nullptr, X, W, R, Bw, Br, h0, c0, Value(),
-      first.getActivationsAttr(), first.getActivationAlphaAttr(),
-      first.getActivationBetaAttr(), first.getClipAttr());
+      b.getI64IntegerAttr(hidden),
+      first.linearBeforeReset() ? b.getUnitAttr() : nullptr, X, W, R, Bw, Br,
+      h0, c0, Value(), first.getActivationsAttr(),
+      first.getActivationAlphaAttr(), first.getActivationBetaAttr(),
+      first.getClipAttr());
 
   // Outputs. Y as [T, B, H] in time order.
   Value yTBH;
@@ -416,20 +468,23 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
     }
   }
   Value hn = od::createSqueeze(b, loc, consts, seq.getHN(), {0});
-  Value cn = od::createSqueeze(b, loc, consts, seq.getCN(), {0});
-  glue += 2;
+  Value cn = first.isLSTM()
+                 ? od::createSqueeze(b, loc, consts, seq.getCN(), {0})
+                 : Value();
+  glue += first.isLSTM() ? 2 : 1;
   // The last hidden state: as h_n, except as the step input of another
   // layer's cell, which reads it as the last row of Y (a step slice, so that
   // layer rolls too).
   for (OpOperand &use : llvm::make_early_inc_range(last.getHOut().getUses())) {
-    auto cellUser = dyn_cast<rnn::LSTMCellOp>(use.getOwner());
+    Cell cellUser = Cell::dyn(use.getOwner());
     if (cellUser && use.getOperandNumber() == 0) {
       OpBuilder ub(cellUser);
       use.set(od::createGatherIndex(ub, loc, consts, getY(), 0, timeOf(n - 1)));
     }
   }
   last.getHOut().replaceAllUsesWith(hn);
-  last.getCOut().replaceAllUsesWith(cn);
+  if (cn)
+    last.getCOut().replaceAllUsesWith(cn);
   // The layer also replaces the step slicing and the output stacking.
   for (auto &sl : slices)
     srcNodes += sl.ops.size();
@@ -439,12 +494,13 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
 
   // Erase the chain and what only it used.
   SmallVector<Operation *> dead(stacks.begin(), stacks.end());
-  for (rnn::LSTMCellOp cell : llvm::reverse(chain))
+  for (Cell cell : llvm::reverse(chain))
     dead.push_back(cell);
   for (auto &s : slices)
     dead.append(s.ops.begin(), s.ops.end());
   od::eraseDeadOps(dead);
-  seq.emitRemark() << "fused LSTM layer: " << n << " steps, "
+  seq.emitRemark() << "fused " << rnn::stringifyCellKind(kind).upper()
+                   << " layer: " << n << " steps, "
                    << (dirStep > 0 ? "forward" : "reverse") << ", hidden "
                    << hidden << ": " << srcNodes << " nodes -> 1 layer + "
                    << glue << " glue; " << srcGemms
@@ -453,32 +509,41 @@ void Roller::rollChain(SmallVector<rnn::LSTMCellOp> chain) {
 }
 
 void Roller::run() {
-  SmallVector<rnn::LSTMCellOp> cells;
-  func.walk([&](rnn::LSTMCellOp c) { cells.push_back(c); });
+  SmallVector<Cell> cells;
+  func.walk([&](Operation *op) {
+    if (Cell c = Cell::dyn(op))
+      cells.push_back(c);
+  });
   DenseSet<Operation *> done;
-  for (rnn::LSTMCellOp cell : cells) {
+  // `next` continues `cur`'s layer: same kind, its states, compatible weights.
+  auto follows = [&](Cell cur, Cell next) {
+    return next.getH() == cur.getHOut() &&
+           (!cur.isLSTM() || next.getC() == cur.getCOut()) &&
+           linkable(cur, next);
+  };
+  for (Cell cell : cells) {
     if (done.contains(cell))
       continue;
     // Only start at the head of a chain.
-    auto prev = cell.getH().getDefiningOp<rnn::LSTMCellOp>();
-    if (prev && cell.getC() == prev.getCOut() && linkable(prev, cell))
+    Cell prev = Cell::dyn(cell.getH().getDefiningOp());
+    if (prev && follows(prev, cell))
       continue;
-    SmallVector<rnn::LSTMCellOp> chain = {cell};
+    SmallVector<Cell> chain = {cell};
     done.insert(cell);
     while (true) {
-      rnn::LSTMCellOp cur = chain.back(), next;
+      Cell cur = chain.back(), next;
       for (Operation *user : cur.getHOut().getUsers()) {
-        auto c = dyn_cast<rnn::LSTMCellOp>(user);
-        if (c && c.getH() == cur.getHOut() && c.getC() == cur.getCOut() &&
-            linkable(cur, c)) {
+        Cell c = Cell::dyn(user);
+        if (c && follows(cur, c)) {
           next = c;
           break;
         }
       }
       if (!next) {
         for (Operation *user : cur.getHOut().getUsers())
-          if (auto c = dyn_cast<rnn::LSTMCellOp>(user))
-            if (c.getH() == cur.getHOut() && !linkable(cur, c))
+          if (Cell c = Cell::dyn(user))
+            if (c.getH() == cur.getHOut() && c.kind() == cur.kind() &&
+                !linkable(cur, c))
               c.emitRemark() << "starts a new layer: its weights differ from "
                                 "the previous step's";
         break;
