@@ -15,8 +15,10 @@ void lstm_opt::buildDefaultPipeline(OpPassManager &pm,
   // Recognise the cells, roll them into layers, write standard ONNX layers.
   // Every pass leaves what it cannot prove untouched (with a remark).
   (void)options;
+  pm.addPass(rnn::createRNNFuseGateGemmsPass());
   pm.addPass(rnn::createRNNRecognizeCellsPass());
   pm.addPass(rnn::createRNNRollTimeLoopPass());
+  pm.addPass(rnn::createRNNPairBidirectionalPass());
   pm.addPass(createConvertRNNToONNXPass());
 }
 

@@ -143,6 +143,11 @@ struct ConvertRNNToONNXPass
         return failure();
     // Cells left on their own (not rolled into a layer).
     WalkResult res = func.walk([&](Operation *op) {
+      if (isa<rnn::RecurrenceOp, rnn::InputProjectionOp>(op)) {
+        op->emitError() << "convert-rnn-to-onnx: ONNX has no hoisted input "
+                           "projection; convert before rnn-hoist-input-gemm";
+        return WalkResult::interrupt();
+      }
       if (isa<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)) {
         op->emitError() << "convert-rnn-to-onnx: a single cell must be rolled "
                            "into a layer first (run rnn-roll-time-loop)";

@@ -40,4 +40,47 @@ def RNNRollTimeLoopPass : Pass<"rnn-roll-time-loop", "mlir::ModuleOp"> {
   ];
 }
 
+def RNNFuseGateGemmsPass : Pass<"rnn-fuse-gate-gemms", "mlir::ModuleOp"> {
+  let summary = "Merge matmuls that share an input into one packed GEMM";
+  let description = [{
+    MatMul/Gemm nodes that multiply the same value by different constant
+    matrices (one per gate in hand-written cells: 8 per LSTM step) become one
+    MatMul by the column-concatenated matrix, plus one Add of the
+    concatenated biases, and a Split that hands each former node its columns.
+    The arithmetic of every output element is unchanged. See
+    docs/passes/rnn-fuse-gate-gemms.md.
+  }];
+  let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
+  let statistics = [
+    Statistic<"numFused", "fused", "Number of GEMMs merged away">,
+  ];
+}
+
+def RNNHoistInputGemmPass : Pass<"rnn-hoist-input-gemm", "mlir::ModuleOp"> {
+  let summary = "Split a layer into one input GEMM over all steps and a recurrence";
+  let description = [{
+    `rnn.sequence` becomes `rnn.input_projection` (X W^T + Bw for all T steps
+    at once: one [T*B, I] x [I, G*H] GEMM per direction instead of T small
+    ones) feeding `rnn.recurrence`, which does only h R^T per step. For the
+    compiled backends; the ONNX target keeps rnn.sequence (ONNX's LSTM does
+    this internally). See docs/passes/rnn-hoist-input-gemm.md.
+  }];
+  let dependentDialects = ["lstm_opt::rnn::RNNDialect"];
+}
+
+def RNNPairBidirectionalPass : Pass<"rnn-pair-bidirectional", "mlir::ModuleOp"> {
+  let summary = "Merge a forward and a reverse layer over the same input";
+  let description = [{
+    Two `rnn.sequence` ops of the same cell, size and attributes, one
+    forward and one reverse, reading the same X, become one bidirectional
+    layer; each former result becomes a slice of the joint one. See
+    docs/passes/rnn-pair-bidirectional.md.
+  }];
+  let dependentDialects = ["lstm_opt::rnn::RNNDialect",
+                           "lstm_opt::onnx::ONNXDialect"];
+  let statistics = [
+    Statistic<"numPaired", "paired", "Number of bidirectional layers formed">,
+  ];
+}
+
 #endif // LSTM_OPT_DIALECT_RNN_TRANSFORMS_PASSES_TD

@@ -1,0 +1,182 @@
+//===- PairBidirectional.cpp - forward + reverse -> bidirectional ---------===//
+//
+// Two rnn.sequence ops over the same X, one forward and one reverse, with the
+// same cell kind, hidden size and attributes, become one bidirectional layer
+// (weights stacked along D, forward first). Each old result becomes a slice
+// of the joint result along the direction axis. Exact: a bidirectional layer
+// is defined as the two directions run independently.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+
+namespace lstm_opt::rnn {
+#define GEN_PASS_DEF_RNNPAIRBIDIRECTIONALPASS
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h.inc"
+} // namespace lstm_opt::rnn
+
+using namespace mlir;
+using namespace lstm_opt;
+namespace od = lstm_opt::onnx;
+
+namespace {
+
+bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
+  return a.getCell() == b.getCell() && a.getHiddenSize() == b.getHiddenSize() &&
+         a.getLinearBeforeReset() == b.getLinearBeforeReset() &&
+         a.getActivationsAttr() == b.getActivationsAttr() &&
+         a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
+         a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
+         a.getClipAttr() == b.getClipAttr() &&
+         a.getSequenceLens() == b.getSequenceLens() &&
+         (bool)a.getH0() == (bool)b.getH0() &&
+         (bool)a.getC0() == (bool)b.getC0() &&
+         a.getY().getType() == b.getY().getType();
+}
+
+struct PairBidirectional
+    : public rnn::impl::RNNPairBidirectionalPassBase<PairBidirectional> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal())
+        runOnFunction(func);
+  }
+
+  void runOnFunction(func::FuncOp func) {
+    od::ConstantBuilder consts(func);
+    SmallVector<rnn::SequenceOp> fwd, rev;
+    func.walk([&](rnn::SequenceOp op) {
+      if (op.getDirection() == rnn::Direction::Forward)
+        fwd.push_back(op);
+      else if (op.getDirection() == rnn::Direction::Reverse)
+        rev.push_back(op);
+    });
+    DenseSet<Operation *> used;
+    for (rnn::SequenceOp f : fwd)
+      for (rnn::SequenceOp r : rev) {
+        if (used.contains(r) || f.getX() != r.getX() || !sameConfig(f, r))
+          continue;
+        if (failed(pair(f, r, consts)))
+          continue;
+        used.insert(r);
+        ++numPaired;
+        break;
+      }
+  }
+
+  /// Stacks two constants along a new leading axis (each already has D = 1).
+  Value stack(Location loc, Value a, Value b, StringRef name,
+              od::ConstantBuilder &consts) {
+    auto ta = od::getConstantF32(a), tb = od::getConstantF32(b);
+    if (!ta || !tb || ta->shape != tb->shape)
+      return {};
+    SmallVector<int64_t> shape(ta->shape);
+    shape[0] = 2;
+    std::vector<float> v(ta->values);
+    v.insert(v.end(), tb->values.begin(), tb->values.end());
+    return consts.getF32(loc, name, shape, v);
+  }
+
+  LogicalResult pair(rnn::SequenceOp f, rnn::SequenceOp r,
+                     od::ConstantBuilder &consts) {
+    // Build before the earlier op; the later one's operands must be defined
+    // by then.
+    rnn::SequenceOp early = f->isBeforeInBlock(r) ? f : r;
+    rnn::SequenceOp late = early == f ? r : f;
+    for (Value v : late->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && def->getBlock() == early->getBlock() &&
+          !def->isBeforeInBlock(early) && !isa<od::InitializerOp>(def)) {
+        late.emitRemark() << "not paired with the layer in the other "
+                             "direction: an input is computed between them";
+        return failure();
+      }
+    }
+    Location loc = FusedLoc::get(f.getContext(), {f.getLoc(), r.getLoc()});
+    Value W = stack(loc, f.getW(), r.getW(), "bidir_W", consts);
+    Value R = stack(loc, f.getR(), r.getR(), "bidir_R", consts);
+    Value Bw = stack(loc, f.getBw(), r.getBw(), "bidir_Bw", consts);
+    Value Br = stack(loc, f.getBr(), r.getBr(), "bidir_Br", consts);
+    if (!W || !R || !Bw || !Br)
+      return failure();
+    // Initial states are only paired when constants or the two layers'
+    // states can be concatenated: Concat on axis 0.
+    OpBuilder b(early);
+    auto concat = [&](Value a, Value c) -> Value {
+      if (!a)
+        return {};
+      auto t = cast<RankedTensorType>(a.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape[0] = 2;
+      return od::ConcatOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()),
+                                  ValueRange{a, c}, 0);
+    };
+    Value h0 = concat(f.getH0(), r.getH0());
+    Value c0 = concat(f.getC0(), r.getC0());
+    auto yt = cast<RankedTensorType>(f.getY().getType());
+    auto st = cast<RankedTensorType>(f.getHN().getType());
+    auto yType = RankedTensorType::get(
+        {yt.getDimSize(0), 2, yt.getDimSize(2), yt.getDimSize(3)},
+        yt.getElementType());
+    auto sType = RankedTensorType::get({2, st.getDimSize(1), st.getDimSize(2)},
+                                       st.getElementType());
+    SmallVector<Type> types = {yType, sType};
+    if (f.getCN())
+      types.push_back(sType);
+    auto bi = rnn::SequenceOp::create(
+        b, loc, types, f.getCellAttr(),
+        rnn::DirectionAttr::get(f.getContext(), rnn::Direction::Bidirectional),
+        f.getHiddenSizeAttr(), f.getLinearBeforeResetAttr(), f.getX(), W, R, Bw,
+        Br, h0, c0, f.getSequenceLens(), f.getActivationsAttr(),
+        f.getActivationAlphaAttr(), f.getActivationBetaAttr(), f.getClipAttr());
+    // Activations are per direction in the joint layer: repeat them.
+    if (auto acts = f.getActivationsAttr()) {
+      SmallVector<Attribute> twice(acts.begin(), acts.end());
+      twice.append(acts.begin(), acts.end());
+      bi.setActivationsAttr(b.getArrayAttr(twice));
+      if (auto a = f.getActivationAlphaAttr()) {
+        SmallVector<float> v(a.asArrayRef());
+        v.append(a.asArrayRef().begin(), a.asArrayRef().end());
+        bi.setActivationAlphaAttr(b.getDenseF32ArrayAttr(v));
+      }
+      if (auto a = f.getActivationBetaAttr()) {
+        SmallVector<float> v(a.asArrayRef());
+        v.append(a.asArrayRef().begin(), a.asArrayRef().end());
+        bi.setActivationBetaAttr(b.getDenseF32ArrayAttr(v));
+      }
+    }
+    int64_t srcNodes = 0, srcGemms = 0;
+    for (rnn::SequenceOp op : {f, r}) {
+      if (auto a = op->getAttrOfType<IntegerAttr>("rnn.source_nodes"))
+        srcNodes += a.getInt();
+      if (auto a = op->getAttrOfType<IntegerAttr>("rnn.source_gemms"))
+        srcGemms += a.getInt();
+    }
+    bi->setAttr("rnn.source_nodes", b.getI64IntegerAttr(srcNodes));
+    bi->setAttr("rnn.source_gemms", b.getI64IntegerAttr(srcGemms));
+    // Old results: slice d of the joint ones (Y on axis 1, states on axis 0).
+    auto replace = [&](Value old, Value joint, int64_t axis, int64_t d) {
+      if (old && !old.use_empty())
+        old.replaceAllUsesWith(
+            od::createSliceAxis(b, loc, consts, joint, axis, d, d + 1));
+    };
+    for (auto [d, op] : llvm::enumerate(SmallVector<rnn::SequenceOp>{f, r})) {
+      replace(op.getY(), bi.getY(), 1, d);
+      replace(op.getHN(), bi.getHN(), 0, d);
+      replace(op.getCN(), bi.getCN(), 0, d);
+    }
+    bi.emitRemark() << "paired a forward and a reverse "
+                    << rnn::stringifyCellKind(f.getCell()).upper()
+                    << " layer into one bidirectional layer";
+    SmallVector<Operation *> dead = {f, r};
+    od::eraseDeadOps(dead);
+    return success();
+  }
+};
+
+} // namespace

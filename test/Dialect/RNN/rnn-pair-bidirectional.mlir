@@ -1,0 +1,35 @@
+// RUN: lstm-opt %s -split-input-file -rnn-pair-bidirectional -verify-diagnostics | FileCheck %s
+
+// A forward and a reverse GRU over the same input become one bidirectional
+// layer; the old results are its slices along the direction axis.
+
+// CHECK-LABEL: func.func @pair
+// CHECK-DAG: onnx.initializer "bidir_W" dense<{{\[}}{{\[}}[1.000000e+00], [1.000000e+00], [1.000000e+00]], {{\[}}[2.000000e+00], [2.000000e+00], [2.000000e+00]]]> : tensor<2x3x1xf32>
+// CHECK: %[[Y:[a-zA-Z0-9_]+]], %[[HN:[a-zA-Z0-9_]+]] = rnn.sequence gru bidirectional %arg0
+// CHECK: %[[YF:.*]] = onnx.Slice(%[[Y]],
+// CHECK: %[[YR:.*]] = onnx.Slice(%[[Y]],
+// CHECK: %[[HR:.*]] = onnx.Slice(%[[HN]],
+// CHECK: return %[[YF]], %[[YR]], %[[HR]]
+func.func @pair(%x: tensor<4x2x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<4x1x2x1xf32>, tensor<1x2x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %yr, %hr = rnn.sequence gru reverse %x, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yf, %yr, %hr : tensor<4x1x2x1xf32>, tensor<4x1x2x1xf32>, tensor<1x2x1xf32>
+}
+
+// -----
+
+// The reverse layer reads the forward layer's output: not independent.
+// CHECK-LABEL: func.func @stacked
+// CHECK: rnn.sequence rnn forward
+// CHECK: rnn.sequence rnn reverse
+func.func @stacked(%x: tensor<4x2x1xf32>) -> tensor<1x2x1xf32> {
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x1x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x1xf32>
+  %y, %h = rnn.sequence rnn forward %x, %w, %w, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  %y2, %h2 = rnn.sequence rnn reverse %x, %w, %w, %b, %b init(%h) {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  return %h2 : tensor<1x2x1xf32>
+}
