@@ -436,6 +436,42 @@ def torch_lstmcell_reverse():
         TORCH_LSTM_ORDER)
 
 
+# 1g'. Hand-made bidirectional layer: a forward and a backward LSTMCell loop
+# over the same input, outputs concatenated on the feature axis.
+def torch_lstmcell_bidir_manual():
+    T, B, I, H, opset = 5, 2, 4, 3, 14
+    torch.manual_seed(SEED)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fwd = nn.LSTMCell(I, H)
+            self.bwd = nn.LSTMCell(I, H)
+
+        def forward(self, x):
+            sf, sb = None, None
+            yf, yb = [None] * x.shape[0], [None] * x.shape[0]
+            for t in range(x.shape[0]):
+                sf = self.fwd(x[t], sf)
+                yf[t] = sf[0]
+            for t in range(x.shape[0] - 1, -1, -1):
+                sb = self.bwd(x[t], sb)
+                yb[t] = sb[0]
+            return torch.cat([torch.stack(yf), torch.stack(yb)], dim=-1), sf[0], sb[0]
+
+    args = (torch.randn(T, B, I),)
+    f = export("torch_lstmcell_bidir_manual", M(), args, ["x"], ["y", "h_fwd", "h_bwd"], opset)
+    return entry(
+        f, opset,
+        "Two nn.LSTMCell loops over the same time-major x, one forward and one backward (t = T-1 .. 0), "
+        "outputs concatenated on the feature axis: a bidirectional layer written by hand.",
+        {"x": [T, B, I]},
+        {"y": [T, B, 2 * H], "h_fwd": [B, H], "h_bwd": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, "bidirectional", batch=B, time_major=True,
+                              initial_state="zeros", step_extraction="Gather axis 0")]),
+        TORCH_LSTM_ORDER)
+
+
 # 1h. Standard modules, exported as ONNX LSTM / GRU / RNN ops.
 def torch_nn_lstm():
     T, B, I, H, opset = 5, 3, 5, 7, 14
@@ -651,6 +687,7 @@ FIXTURES = [
     torch_lstm_manual_tiedweight,
     torch_lstmcell_2layer_interleaved,
     torch_lstmcell_reverse,
+    torch_lstmcell_bidir_manual,
     torch_nn_lstm,
     torch_nn_lstm_bidir,
     torch_nn_gru_2layer,
