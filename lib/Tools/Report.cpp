@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -75,6 +76,36 @@ void RunReport::printText(llvm::raw_ostream &os) const {
   }
 }
 
+namespace {
+/// The fields of a "fused <KIND> layer: ..." remark of rnn-roll-time-loop.
+std::optional<llvm::json::Object> parseLayerRemark(StringRef msg) {
+  static const llvm::Regex re(
+      "^fused ([A-Z]+) layer: ([0-9]+) steps, ([a-z]+), hidden ([0-9]+): "
+      "([0-9]+) nodes -> 1 layer \\+ ([0-9]+) glue; ([0-9]+) GEMMs -> 1 "
+      "input GEMM \\+ ([0-9]+) recurrent$");
+  SmallVector<StringRef> m;
+  if (!re.match(msg, &m))
+    return std::nullopt;
+  auto num = [](StringRef s) {
+    int64_t v = 0;
+    s.getAsInteger(10, v);
+    return v;
+  };
+  return llvm::json::Object{
+      {"cell", m[1]},          {"steps", num(m[2])},
+      {"direction", m[3]},     {"hidden", num(m[4])},
+      {"nodes_before", num(m[5])}, {"glue_nodes", num(m[6])},
+      {"gemms_before", num(m[7])}, {"input_gemms", 1},
+      {"recurrent_gemms", num(m[8])}};
+}
+
+bool isRefusal(StringRef msg) {
+  return msg.starts_with("not fused") || msg.starts_with("not rolled") ||
+         msg.starts_with("not imported") || msg.starts_with("not paired") ||
+         msg.starts_with("starts a new layer");
+}
+} // namespace
+
 void RunReport::printJSON(llvm::raw_ostream &os) const {
   auto counts = [](const std::map<std::string, int64_t> &m) {
     llvm::json::Object o;
@@ -89,7 +120,19 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   for (auto &r : remarks)
     remarkArr.push_back(llvm::json::Object{
         {"severity", r.severity}, {"node", r.node}, {"message", r.message}});
+  llvm::json::Array layerArr, refusedArr;
+  for (auto &r : remarks) {
+    if (auto layer = parseLayerRemark(r.message)) {
+      (*layer)["node"] = r.node;
+      layerArr.push_back(std::move(*layer));
+    } else if (isRefusal(r.message)) {
+      refusedArr.push_back(
+          llvm::json::Object{{"node", r.node}, {"reason", r.message}});
+    }
+  }
   llvm::json::Object root{
+      {"layers", std::move(layerArr)},
+      {"refused", std::move(refusedArr)},
       {"input", input},
       {"output", output},
       {"nodes_before", total(opsBefore)},
