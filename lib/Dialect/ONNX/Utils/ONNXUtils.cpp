@@ -80,7 +80,193 @@ std::optional<F32Tensor> onnx::getConstantF32(Value v) {
   return getConstantF32(getConstantAttr(v));
 }
 
-std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
+static int64_t dimOf(Value v, int64_t i) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || i >= t.getRank())
+    return ShapedType::kDynamic;
+  return t.getDimSize(i);
+}
+static int64_t lastDimOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.getRank() ? t.getDimSize(t.getRank() - 1) : ShapedType::kDynamic;
+}
+
+/// The feature size (last dimension) of a [batch, features] value, from its
+/// type or, when shape inference left it unranked, from how it was cut out
+/// of a typed value (Slice/Split with known bounds) or what it was computed
+/// from.
+int64_t onnx::inferLastDim(Value v, int depth) {
+  v = skipIdentities(v);
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    if (t.getRank() >= 1 && !t.isDynamicDim(t.getRank() - 1))
+      return t.getDimSize(t.getRank() - 1);
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return ShapedType::kDynamic;
+  if (auto sl = dyn_cast<SliceOp>(def)) {
+    int64_t n = inferLastDim(sl.getData(), depth + 1);
+    auto st = getConstantInts(sl.getStarts());
+    auto en = getConstantInts(sl.getEnds());
+    std::optional<SmallVector<int64_t>> ax;
+    if (!isa<NoneType>(sl.getAxes().getType()))
+      ax = getConstantInts(sl.getAxes());
+    if (ShapedType::isDynamic(n) || !st || !en ||
+        st->size() != 1 || en->size() != 1 || !ax || ax->size() != 1 ||
+        ((*ax)[0] != 1 && (*ax)[0] != -1))
+      return ShapedType::kDynamic;
+    auto norm = [&](int64_t i) {
+      return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n);
+    };
+    return std::max<int64_t>(0, norm((*en)[0]) - norm((*st)[0]));
+  }
+  if (auto mm = dyn_cast<MatMulOp>(def))
+    return lastDimOf(mm.getB());
+  if (auto g = dyn_cast<GemmOp>(def))
+    return dimOf(g.getB(), g.getTransB() ? 0 : 1);
+  if (isa<SigmoidOp, TanhOp, ReluOp, HardSigmoidOp, AddOp,
+          SubOp, MulOp>(def))
+    for (Value operand : def->getOperands()) {
+      int64_t w = inferLastDim(operand, depth + 1);
+      if (!ShapedType::isDynamic(w))
+        return w;
+    }
+  return ShapedType::kDynamic;
+}
+
+/// The rank of `v`, from its type or from what computed it.
+int64_t onnx::inferRank(Value v, int depth) {
+  v = skipIdentities(v);
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getRank();
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return -1;
+  if (isa<GemmOp>(def))
+    return 2;
+  if (isa<MatMulOp, AddOp, SubOp, MulOp, SigmoidOp,
+          TanhOp, ReluOp, HardSigmoidOp, SliceOp>(def)) {
+    int64_t r = -1;
+    for (Value operand : def->getOperands().take_front(
+             isa<SliceOp>(def) ? 1 : def->getNumOperands()))
+      r = std::max(r, inferRank(operand, depth + 1));
+    return r;
+  }
+  return -1;
+}
+
+/// Integer values computed from constants and static shapes (the shape
+/// arithmetic exporters emit, e.g. PyTorch's chunk: Shape -> Gather -> Add ->
+/// Div -> Mul -> Slice bounds).
+static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth);
+
+static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
+                                                      int depth) {
+  auto eval = [&](Value x) { return evaluateInts(x, depth + 1); };
+  if (auto shape = dyn_cast<ShapeOp>(op)) {
+    auto t = dyn_cast<RankedTensorType>(shape.getData().getType());
+    if (!t || !t.hasStaticShape())
+      return std::nullopt;
+    int64_t rank = t.getRank();
+    int64_t start = shape.getStart() ? *shape.getStart() : 0;
+    int64_t end = shape.getEnd() ? *shape.getEnd() : rank;
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    return SmallVector<int64_t>(t.getShape().begin() + start,
+                                t.getShape().begin() + std::max(start, end));
+  }
+  if (auto g = dyn_cast<GatherOp>(op)) {
+    // The last dimension of a value shape inference left unranked.
+    if (auto shape = g.getData().getDefiningOp<ShapeOp>()) {
+      auto idx = eval(g.getIndices());
+      int64_t rank = inferRank(shape.getData());
+      if (idx && idx->size() == 1 && rank > 0 && !shape.getStart() &&
+          !shape.getEnd() &&
+          ((*idx)[0] == rank - 1 || (*idx)[0] == -1)) {
+        int64_t w = inferLastDim(shape.getData());
+        if (!ShapedType::isDynamic(w))
+          return SmallVector<int64_t>{w};
+      }
+    }
+    auto data = eval(g.getData()), idx = eval(g.getIndices());
+    if (!data || !idx || g.getAxis() != 0)
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    for (int64_t i : *idx) {
+      if (i < 0)
+        i += data->size();
+      if (i < 0 || i >= (int64_t)data->size())
+        return std::nullopt;
+      out.push_back((*data)[i]);
+    }
+    return out;
+  }
+  auto binary = [&](Value a, Value b,
+                    function_ref<std::optional<int64_t>(int64_t, int64_t)> fn)
+      -> std::optional<SmallVector<int64_t>> {
+    auto x = eval(a), y = eval(b);
+    if (!x || !y)
+      return std::nullopt;
+    size_t n = std::max(x->size(), y->size());
+    if ((x->size() != n && x->size() != 1) || (y->size() != n && y->size() != 1))
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i < n; ++i) {
+      auto r = fn((*x)[x->size() == 1 ? 0 : i], (*y)[y->size() == 1 ? 0 : i]);
+      if (!r)
+        return std::nullopt;
+      out.push_back(*r);
+    }
+    return out;
+  };
+  auto elemInt = [](Operation *op) {
+    auto t = dyn_cast<TensorType>(op->getResult(0).getType());
+    return t && isa<IntegerType>(t.getElementType());
+  };
+  if (isa<AddOp, SubOp, MulOp, DivOp>(op) && !elemInt(op))
+    return std::nullopt;
+  if (auto a = dyn_cast<AddOp>(op))
+    return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
+      return std::optional<int64_t>(x + y);
+    });
+  if (auto a = dyn_cast<SubOp>(op))
+    return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
+      return std::optional<int64_t>(x - y);
+    });
+  if (auto a = dyn_cast<MulOp>(op))
+    return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
+      return std::optional<int64_t>(x * y);
+    });
+  if (auto a = dyn_cast<DivOp>(op))
+    return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
+      // ONNX integer Div truncates toward zero, as C++ does.
+      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
+    });
+  if (auto c = dyn_cast<ConcatOp>(op)) {
+    SmallVector<int64_t> out;
+    for (Value in : c.getInputs()) {
+      auto x = eval(in);
+      if (!x)
+        return std::nullopt;
+      out.append(x->begin(), x->end());
+    }
+    return out;
+  }
+  if (auto u = dyn_cast<UnsqueezeOp>(op))
+    return eval(u.getData());
+  if (auto sq = dyn_cast<SqueezeOp>(op))
+    return eval(sq.getData());
+  if (auto c = dyn_cast<CastOp>(op))
+    return elemInt(op) ? eval(c.getInput()) : std::nullopt;
+  return std::nullopt;
+}
+
+static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
+  if (depth > 16)
+    return std::nullopt;
   v = skipIdentities(v);
   if (auto c = v.getDefiningOp<ConstantOp>()) {
     if (auto i = c.getValueInt())
@@ -88,7 +274,17 @@ std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
     if (auto is = c.getValueInts())
       return SmallVector<int64_t>(is->begin(), is->end());
   }
-  ElementsAttr attr = getConstantAttr(v);
+  if (Operation *def = v.getDefiningOp())
+    if (!getConstantAttr(v))
+      return evaluateOp(def, depth);
+  return onnx::getConstantInts(getConstantAttr(v));
+}
+
+std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
+  return evaluateInts(v, 0);
+}
+
+std::optional<SmallVector<int64_t>> onnx::getConstantInts(ElementsAttr attr) {
   if (!attr)
     return std::nullopt;
   Type e = attr.getElementType();

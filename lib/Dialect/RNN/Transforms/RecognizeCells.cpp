@@ -113,6 +113,9 @@ int64_t rankOf(Value v) {
   return t ? t.getRank() : -1;
 }
 
+int64_t knownWidth(Value v) { return od::inferLastDim(v); }
+int64_t knownRank(Value v) { return od::inferRank(v); }
+
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
 class LinearAnalyzer {
 public:
@@ -305,7 +308,7 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
   }
   if (auto slice = dyn_cast<od::SliceOp>(def)) {
     Value in = slice.getData();
-    if (rankOf(in) != 2 || slice.getStartsAttr())
+    if (knownRank(in) != 2 || slice.getStartsAttr())
       return fail("a Slice feeding a gate is not a feature slice");
     auto starts = od::getConstantInts(slice.getStarts());
     auto ends = od::getConstantInts(slice.getEnds());
@@ -314,7 +317,7 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
       axes = od::getConstantInts(slice.getAxes());
     if (!isa<NoneType>(slice.getSteps().getType()))
       steps = od::getConstantInts(slice.getSteps());
-    int64_t n = staticDim(in, 1);
+    int64_t n = knownWidth(in);
     if (!starts || !ends || starts->size() != 1 || ShapedType::isDynamic(n))
       return fail("a Slice feeding a gate is not a constant feature slice");
     int64_t axis = axes ? (*axes)[0] : 0;
@@ -650,8 +653,12 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
       hidden = staticDim(v, 1);
       break;
     }
+  if (ShapedType::isDynamic(hidden))
+    for (Value v : sized)
+      if (!ShapedType::isDynamic(hidden = knownWidth(v)))
+        break;
   for (Value v : {cNew, hMul.getResult(), cPrev})
-    if (v && rankOf(v) != 2)
+    if (v && rankOf(v) != 2 && rankOf(v) != -1)
       return remark("the cell state is not a [batch, hidden] tensor");
   if (ShapedType::isDynamic(hidden))
     return remark("the hidden size is not known statically");
@@ -746,9 +753,19 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   Value Br = materializeBias(loc, "lstm_zero_bias", none, hidden);
 
   OpBuilder b(cOp);
-  auto cell = rnn::LSTMCellOp::create(b, loc, hMul.getType(), cNew.getType(),
-                                      x, h, cPrev, W, R, Bw, Br, nullptr,
-                                      nullptr, nullptr, nullptr);
+  // States left unranked by shape inference get [batch, hidden].
+  auto stateType = [&](Value v) -> Type {
+    if (isa<RankedTensorType>(v.getType()))
+      return v.getType();
+    int64_t batch = staticDim(x, 0);
+    if (ShapedType::isDynamic(batch))
+      batch = staticDim(h, 0);
+    return RankedTensorType::get(
+        {batch, hidden}, cast<RankedTensorType>(x.getType()).getElementType());
+  };
+  auto cell = rnn::LSTMCellOp::create(b, loc, stateType(hMul.getResult()),
+                                      stateType(cNew), x, h, cPrev, W, R, Bw,
+                                      Br, nullptr, nullptr, nullptr, nullptr);
   LogicalResult valid = success();
   {
     // A failed check here is a reason not to fuse, not an error.

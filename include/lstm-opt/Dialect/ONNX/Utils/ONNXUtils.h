@@ -38,8 +38,18 @@ struct F32Tensor {
 std::optional<F32Tensor> getConstantF32(mlir::Value v);
 std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
 
-/// A constant integer tensor (i32/i64, also Constant value_int(s)) as int64.
+/// The integer values of `v` (i32/i64, flattened) when known at compile
+/// time: constants, and the shape arithmetic exporters emit over them
+/// (Shape of a static tensor, Gather, integer Add/Sub/Mul/Div, Concat,
+/// Squeeze/Unsqueeze, Cast).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::ElementsAttr attr);
+
+/// The last dimension / rank of `v`: from its type, or, where shape
+/// inference left it unranked, from what computed it (MatMul/Gemm weights,
+/// Slice bounds, elementwise operands). kDynamic / -1 if unknown.
+int64_t inferLastDim(mlir::Value v, int depth = 0);
+int64_t inferRank(mlir::Value v, int depth = 0);
 
 /// Creates initializers in a function, reusing one per distinct content, so
 /// that T steps that share weights share one value.
