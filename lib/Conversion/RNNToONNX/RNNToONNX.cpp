@@ -121,6 +121,84 @@ static LogicalResult lowerSequence(rnn::SequenceOp op,
   return success();
 }
 
+/// ONNX has no multi-layer op: a stack becomes one layer per level again,
+/// each reading the Y of the one below (squeezed, or for two directions
+/// transposed and reshaped to [T, B, 2H]).
+static LogicalResult unstack(rnn::StackOp op, onnx::ConstantBuilder &consts) {
+  auto slice = [&](Value v, int64_t k, StringRef name) -> Value {
+    auto t = onnx::getConstantF32(v);
+    if (!t)
+      return {};
+    int64_t n = t->numElements() / t->shape[0];
+    SmallVector<int64_t> shape(t->shape.begin() + 1, t->shape.end());
+    return consts.getF32(op.getLoc(), name, shape,
+                         ArrayRef<float>(t->values).slice(k * n, n));
+  };
+  int64_t l = op.getNumLayers(), d = op.getNumDirections();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getX();
+  SmallVector<Value> hs, cs;
+  rnn::SequenceOp last;
+  for (int64_t k = 0; k < l; ++k) {
+    Value w = k == 0 ? op.getW0() : slice(op.getWn(), k - 1, "layer_W");
+    Value r = slice(op.getR(), k, "layer_R");
+    Value bw = slice(op.getBw(), k, "layer_Bw");
+    Value br = slice(op.getBr(), k, "layer_Br");
+    if (!w || !r || !bw || !br)
+      return op.emitError() << "convert-rnn-to-onnx needs constant f32 weights";
+    auto part = [&](Value s) -> Value {
+      return s ? onnx::createSliceAxis(b, loc, consts, s, 0, k * d, (k + 1) * d)
+               : Value();
+    };
+    auto yt = cast<RankedTensorType>(op.getY().getType());
+    auto xt = cast<RankedTensorType>(x.getType());
+    auto yType = RankedTensorType::get(
+        {xt.getDimSize(0), d, xt.getDimSize(1), (int64_t)op.getHiddenSize()},
+        yt.getElementType());
+    auto sType = RankedTensorType::get(
+        {d, xt.getDimSize(1), (int64_t)op.getHiddenSize()}, yt.getElementType());
+    SmallVector<Type> types = {yType, sType};
+    if (op.getCN())
+      types.push_back(sType);
+    auto seq = rnn::SequenceOp::create(
+        b, loc, types, op.getCellAttr(), op.getDirectionAttr(),
+        op.getHiddenSizeAttr(), op.getLinearBeforeResetAttr(), x, w, r, bw, br,
+        part(op.getH0()), part(op.getC0()), op.getSequenceLens(),
+        op.getActivationsAttr(), op.getActivationAlphaAttr(),
+        op.getActivationBetaAttr(), op.getClipAttr());
+    hs.push_back(seq.getHN());
+    if (seq.getCN())
+      cs.push_back(seq.getCN());
+    last = seq;
+    if (k + 1 == l)
+      break;
+    // The next layer's input: [T, B, D*H].
+    if (d == 1) {
+      x = onnx::createSqueeze(b, loc, consts, seq.getY(), {1});
+    } else {
+      Value t = onnx::createTranspose(b, loc, seq.getY(), {0, 2, 1, 3});
+      auto tt = cast<RankedTensorType>(t.getType());
+      auto xType = RankedTensorType::get(
+          {tt.getDimSize(0), tt.getDimSize(1),
+           d * (int64_t)op.getHiddenSize()},
+          tt.getElementType());
+      Value shape = consts.getI64(loc, "shape", {3},
+                                  {0, 0, d * (int64_t)op.getHiddenSize()});
+      x = onnx::ReshapeOp::create(b, loc, xType, t, shape, 0);
+    }
+  }
+  auto concat = [&](ArrayRef<Value> vs, Type type) -> Value {
+    return onnx::ConcatOp::create(b, loc, type, vs, 0);
+  };
+  op.getY().replaceAllUsesWith(last.getY());
+  op.getHN().replaceAllUsesWith(concat(hs, op.getHN().getType()));
+  if (op.getCN())
+    op.getCN().replaceAllUsesWith(concat(cs, op.getCN().getType()));
+  op.erase();
+  return success();
+}
+
 LogicalResult lstm_opt::lowerSequenceToONNX(rnn::SequenceOp op) {
   onnx::ConstantBuilder consts(op->getParentOfType<func::FuncOp>());
   return lowerSequence(op, consts);
@@ -136,6 +214,11 @@ struct ConvertRNNToONNXPass
   }
   LogicalResult runOnFunction(func::FuncOp func) {
     onnx::ConstantBuilder consts(func);
+    SmallVector<rnn::StackOp> stacks;
+    func.walk([&](rnn::StackOp op) { stacks.push_back(op); });
+    for (rnn::StackOp op : stacks)
+      if (failed(unstack(op, consts)))
+        return failure();
     SmallVector<rnn::SequenceOp> seqs;
     func.walk([&](rnn::SequenceOp op) { seqs.push_back(op); });
     for (rnn::SequenceOp op : seqs)

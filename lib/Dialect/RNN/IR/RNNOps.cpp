@@ -193,6 +193,40 @@ LogicalResult SequenceOp::verify() {
                  succeeded(checkShape(*this, getBw(), "Bw", {d, gh})));
 }
 
+LogicalResult StackOp::verify() {
+  int64_t l = getNumLayers();
+  if (l < 2)
+    return emitOpError() << "stacks at least 2 layers, got " << l;
+  int64_t d = getNumDirections(), h = getHiddenSize();
+  int64_t gh = rnn::getNumGates(getCell()) * h;
+  int64_t steps = dim(getX(), 0), batch = dim(getX(), 1);
+  int64_t input = pick(dim(getX(), 2), dim(getW0(), 2));
+  if (failed(checkShape(*this, getX(), "X", {steps, batch, input})) ||
+      failed(checkShape(*this, getW0(), "W0", {d, gh, input})) ||
+      failed(checkShape(*this, getWn(), "Wn", {l - 1, d, gh, d * h})) ||
+      failed(checkShape(*this, getR(), "R", {l, d, gh, h})) ||
+      failed(checkShape(*this, getBw(), "Bw", {l, d, gh})) ||
+      failed(checkShape(*this, getBr(), "Br", {l, d, gh})))
+    return failure();
+  for (auto [v, name] : {std::pair(Value(getH0()), "h0"), std::pair(Value(getC0()), "c0"),
+                         std::pair(Value(getHN()), "h_n"),
+                         std::pair(Value(getCN()), "c_n")})
+    if (v && failed(checkShape(*this, v, name, {l * d, batch, h})))
+      return failure();
+  if ((getCell() == CellKind::LSTM) != (getCN() != nullptr))
+    return emitOpError() << "has c_n exactly when the cell is an LSTM";
+  if (getC0() && getCell() != CellKind::LSTM)
+    return emitOpError() << "only LSTM layers take c0";
+  if (getLinearBeforeReset() && getCell() != CellKind::GRU)
+    return emitOpError() << "linear_before_reset is a GRU attribute";
+  if (Value lens = getSequenceLens())
+    if (failed(checkShape(*this, lens, "sequence_lens", {batch})))
+      return failure();
+  if (failed(checkShape(*this, getY(), "Y", {steps, d, batch, h})))
+    return failure();
+  return checkActivations(*this, getActivations(), getCell(), d);
+}
+
 LogicalResult InputProjectionOp::verify() {
   int64_t d = dim(getW(), 0), gh = pick(dim(getW(), 1), dim(getBw(), 1));
   int64_t steps = dim(getX(), 0), batch = dim(getX(), 1);

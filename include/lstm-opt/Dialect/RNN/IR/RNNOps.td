@@ -129,6 +129,49 @@ def RNN_SequenceOp : RNN_Op<"sequence", [AttrSizedOperandSegments]> {
   }];
 }
 
+def RNN_StackOp : RNN_Op<"stack", [AttrSizedOperandSegments]> {
+  let summary = "several layers of one cell stacked: each reads the one below";
+  let description = [{
+    `num_layers` layers of the same cell, size and direction; layer `k + 1`
+    reads layer `k`'s Y as its input (`[T, B, D*H]`, directions concatenated
+    on the feature axis, forward first). What cuDNN runs as one call.
+
+    * `W0 [D, G*H, I]`: layer 0's input weights;
+    * `Wn [L-1, D, G*H, D*H]`: the input weights of layers 1 .. L-1;
+    * `R [L, D, G*H, H]`, `Bw`/`Br [L, D, G*H]`;
+    * `h0`/`c0 [L*D, B, H]`, layer-major (layer 0's directions first);
+    * results: the top layer's `Y [T, D, B, H]`, `h_n`/`c_n [L*D, B, H]`.
+
+    ```mlir
+    %y, %hn, %cn = rnn.stack lstm forward %x, %w0, %wn, %r, %bw, %br {hidden_size = 16 : i64, num_layers = 2 : i64} : (...) -> (...)
+    ```
+  }];
+  let arguments = !con((ins RNN_CellKindAttr:$cell, RNN_DirectionAttr:$direction,
+                            I64Attr:$hidden_size, I64Attr:$num_layers,
+                            UnitAttr:$linear_before_reset,
+                            AnyRankedTensor:$X, AnyRankedTensor:$W0,
+                            AnyRankedTensor:$Wn, AnyRankedTensor:$R,
+                            AnyRankedTensor:$Bw, AnyRankedTensor:$Br,
+                            Optional<AnyRankedTensor>:$h0,
+                            Optional<AnyRankedTensor>:$c0,
+                            Optional<AnyRankedTensor>:$sequence_lens),
+                       RNN_ActivationAttrs);
+  let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$h_n,
+                      Optional<AnyRankedTensor>:$c_n);
+  let assemblyFormat = [{
+    custom<CellAndDirection>($cell, $direction) $X `,` $W0 `,` $Wn `,` $R `,`
+    $Bw `,` $Br (`init` `(` $h0^ (`,` $c0^)? `)`)?
+    (`lens` `(` $sequence_lens^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumDirections() {
+      return getDirection() == Direction::Bidirectional ? 2 : 1;
+    }
+  }];
+}
+
 def RNN_InputProjectionOp : RNN_Op<"input_projection"> {
   let summary = "the input GEMM of a layer, hoisted out of the time loop";
   let description = [{

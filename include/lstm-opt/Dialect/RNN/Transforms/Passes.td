@@ -83,4 +83,19 @@ def RNNPairBidirectionalPass : Pass<"rnn-pair-bidirectional", "mlir::ModuleOp"> 
   ];
 }
 
+def RNNStackLayersPass : Pass<"rnn-stack-layers", "mlir::ModuleOp"> {
+  let summary = "Merge layers that read each other's output into one rnn.stack";
+  let description = [{
+    Single-direction `rnn.sequence` layers of the same cell and size, each
+    reading the previous one's whole Y and nothing else reading it, become one
+    `rnn.stack` (what cuDNN runs as one call). convert-rnn-to-onnx unstacks
+    it again. See docs/passes/rnn-stack-layers.md.
+  }];
+  let dependentDialects = ["lstm_opt::rnn::RNNDialect",
+                           "lstm_opt::onnx::ONNXDialect"];
+  let statistics = [
+    Statistic<"numStacks", "stacks", "Number of stacks formed">,
+  ];
+}
+
 #endif // LSTM_OPT_DIALECT_RNN_TRANSFORMS_PASSES_TD
