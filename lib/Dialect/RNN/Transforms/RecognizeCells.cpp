@@ -147,6 +147,14 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     int64_t n = c->numElements();
     bool scalar = n == 1;
     int64_t last = c->shape.empty() ? 1 : c->shape.back();
+    // A bias broadcast to [batch, N] by the exporter: every row the same.
+    if (!scalar && n != last && last > 0 && n % last == 0) {
+      bool rowsEqual = true;
+      for (int64_t i = last; i < n && rowsEqual; ++i)
+        rowsEqual = c->values[i] == c->values[i % last];
+      if (rowsEqual)
+        n = last;
+    }
     if (!scalar && (n != last || col0 + width > n)) {
       why = "a constant in a gate pre-activation is not a per-feature bias";
       return failure();
@@ -419,6 +427,9 @@ private:
                  Value cPrev, ArrayRef<Operation *> extra, bool quiet = false);
   Value zeros(Location loc, Value like, int64_t hidden);
   void matchGRU(Operation *anchor);
+  void matchFoldedGRU(od::MulOp mul);
+  void buildGRU(Operation *anchor, Activation z, Activation n, Value h,
+                SmallVector<Operation *> matched, bool quiet);
   void matchRNNCells();
   /// Shared tail: weights from per-gate linear forms, cell creation checks.
   struct GateTerms {
@@ -945,11 +956,41 @@ void CellRecognizer::matchGRU(Operation *anchor) {
         tryTextbook(add.getA(), add.getB()) ||
         tryTextbook(add.getB(), add.getA())))
     return;
+  buildGRU(anchor, *z, *n, h, matched, /*quiet=*/false);
+}
+
+void CellRecognizer::matchFoldedGRU(od::MulOp mul) {
+  // A first step whose zero state an exporter folded away: h' = (1 - z) * n
+  // (the z * h term is gone), n without the reset product when
+  // linear_before_reset is 0.
+  for (Operation *user : mul->getUsers())
+    if (isa<od::AddOp>(user))
+      return; // part of h' = (1 - z) * n + z * h: matchGRU's job
+  for (auto [sv, nv] : {std::pair(mul.getA(), mul.getB()),
+                        std::pair(mul.getB(), mul.getA())}) {
+    auto sub = sv.getDefiningOp<od::SubOp>();
+    auto nAct = getActivation(nv);
+    if (!sub || !nAct || !isOnes(sub.getA()))
+      continue;
+    auto zAct = getActivation(sub.getB());
+    if (!zAct || !isGateActivation(*zAct))
+      continue;
+    buildGRU(mul, *zAct, *nAct, Value(), {mul, sub}, /*quiet=*/true);
+    return;
+  }
+}
+
+void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
+                              Value h, SmallVector<Operation *> matched,
+                              bool quiet) {
+  Value hNew = anchor->getResult(0);
+  std::optional<Activation> z = zA, n = nA;
   auto remark = [&](const Twine &why) {
-    anchor->emitRemark() << "not fused as a GRU cell: " << why;
+    if (!quiet)
+      anchor->emitRemark() << "not fused as a GRU cell: " << why;
   };
   int64_t hidden = staticDim(hNew, 1);
-  if (rankOf(hNew) != 2 || ShapedType::isDynamic(hidden))
+  if ((rankOf(hNew) != 2 || ShapedType::isDynamic(hidden)) && h)
     hidden = staticDim(h, 1);
   if (rankOf(hNew) != 2 || ShapedType::isDynamic(hidden))
     return remark("the hidden state is not [batch, hidden] with a static size");
@@ -1007,24 +1048,34 @@ void CellRecognizer::matchGRU(Operation *anchor) {
         continue;
       for (auto [a, b] : {std::pair(m.getA(), m.getB()), std::pair(m.getB(), m.getA())}) {
         auto ra = getActivation(a);
-        if (ra && isGateActivation(*ra) && od::skipIdentities(b) == od::skipIdentities(h)) {
+        if (ra && isGateActivation(*ra) && h &&
+            od::skipIdentities(b) == od::skipIdentities(h)) {
           r = ra;
           rh = t.input;
           matched.push_back(m);
         }
       }
     }
-    if (!r)
+    if (!r && h)
       return remark("no reset gate found in the candidate's pre-activation");
   }
+  // Without a hidden state and a reset product, r does not matter: its rows
+  // stay zero and the roller treats them as don't-care.
+  bool noReset = !r;
+  if (noReset)
+    r = z;
   if (!(*r == *z))
     return remark("the reset gate's activation (" + r->name +
                   ") differs from the update gate's (" + z->name + ")");
-  matched.push_back(r->op);
   std::string why;
-  auto formR = analyzer.analyze(r->input, 0, hidden, why);
-  if (failed(formR))
-    return remark(why);
+  FailureOr<LinearForm> formR = LinearForm();
+  formR->width = hidden;
+  if (!noReset) {
+    matched.push_back(r->op);
+    formR = analyzer.analyze(r->input, 0, hidden, why);
+    if (failed(formR))
+      return remark(why);
+  }
   auto formZ = analyzer.analyze(z->input, 0, hidden, why);
   if (failed(formZ))
     return remark(why);
@@ -1032,7 +1083,7 @@ void CellRecognizer::matchGRU(Operation *anchor) {
     matched.append(f->ops.begin(), f->ops.end());
 
   // The step input: the one other value the gates read.
-  Value hh = od::skipIdentities(h);
+  Value hh = h ? od::skipIdentities(h) : Value();
   Value x;
   for (auto *f : {&*formR, &*formZ, &formN})
     for (Term &t : f->terms)
@@ -1087,6 +1138,13 @@ void CellRecognizer::matchGRU(Operation *anchor) {
       if (t.input == x)
         inSize = t.k;
   Location loc = fusedLoc(matched);
+  if (!h) {
+    h = zeros(loc, hNew, hidden);
+    if (!h)
+      return remark("a folded zero initial state needs a static batch size");
+    for (auto &gate : gt.r)
+      gate.clear(); // nothing multiplies the zero state
+  }
   Value W = materializeWeights(loc, "gru_W", gt.w, hidden, inSize);
   Value R = materializeWeights(loc, "gru_R", gt.r, hidden, hidden);
   Value Bw = materializeBias(loc, "gru_Bw", gt.bw, hidden);
@@ -1102,6 +1160,8 @@ void CellRecognizer::matchGRU(Operation *anchor) {
     cell.setActivationAlphaAttr(b.getDenseF32ArrayAttr({z->alpha, n->alpha}));
     cell.setActivationBetaAttr(b.getDenseF32ArrayAttr({z->beta, n->beta}));
   }
+  if (noReset)
+    cell->setAttr("rnn.zero_reset", b.getUnitAttr());
   finishCell(cell, matched, {{hNew, cell.getResult()}});
 }
 
@@ -1389,6 +1449,11 @@ void CellRecognizer::run() {
   for (od::AddOp add : adds)
     if (!erasedOps.contains(add))
       matchGRU(add);
+  muls.clear();
+  func.walk([&](od::MulOp mul) { muls.push_back(mul); });
+  for (od::MulOp mul : muls)
+    if (!erasedOps.contains(mul))
+      matchFoldedGRU(mul);
   // Simple RNN steps, last: every activation left is a candidate.
   matchRNNCells();
   // Function results may have become more static.

@@ -254,13 +254,20 @@ static bool equalExceptGate(Value a, Value b, int64_t gates, int64_t skipGate) {
 bool Roller::linkable(Cell a, Cell b) {
   if (sameWeights(a, b))
     return true;
-  if (!sameActivations(a, b))
+  // A GRU first step with a folded zero state and no reset product: its
+  // reset gate (and so linear_before_reset) does not matter.
+  bool zeroReset = a->hasAttr("rnn.zero_reset");
+  if (!sameActivations(a, b) &&
+      !(zeroReset && a.kind() == b.kind() &&
+        a.getActivationsAttr() == b.getActivationsAttr() &&
+        a.getClipAttr() == b.getClipAttr()))
     return false;
   bool hZero = isZeroConstant(a.getH());
   bool cZero = a.isLSTM() && (a->hasAttr("rnn.zero_forget") ||
                               isZeroConstant(a.getC()));
   int64_t gates = rnn::getNumGates(a.kind());
-  int64_t skip = cZero ? 1 : -1; // f is the LSTM's canonical gate 1
+  // f is the LSTM's canonical gate 1, r the GRU's gate 0.
+  int64_t skip = cZero ? 1 : zeroReset ? 0 : -1;
   return equalExceptGate(a.getW(), b.getW(), gates, skip) &&
          equalExceptGate(a.getBw(), b.getBw(), gates, skip) &&
          equalExceptGate(a.getBr(), b.getBr(), gates, skip) &&
@@ -383,10 +390,9 @@ void Roller::rollChain(SmallVector<Cell> chain) {
                                                   ? rnn::Direction::Forward
                                                   : rnn::Direction::Reverse),
       b.getI64IntegerAttr(hidden),
-      first.linearBeforeReset() ? b.getUnitAttr() : nullptr, X, W, R, Bw, Br,
-      h0, c0, Value(), first.getActivationsAttr(),
-      first.getActivationAlphaAttr(), first.getActivationBetaAttr(),
-      first.getClipAttr());
+      ref.linearBeforeReset() ? b.getUnitAttr() : nullptr, X, W, R, Bw, Br,
+      h0, c0, Value(), ref.getActivationsAttr(), ref.getActivationAlphaAttr(),
+      ref.getActivationBetaAttr(), ref.getClipAttr());
 
   // Outputs. Y as [T, B, H] in time order.
   Value yTBH;
