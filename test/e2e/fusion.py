@@ -23,7 +23,9 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import helper
+
+sys.path.insert(0, os.path.dirname(__file__))
+from ortutil import random_inputs, run_ort  # noqa: E402
 
 CELL_OPS = {"Sigmoid", "Tanh", "Relu", "HardSigmoid"}
 failures, passes = [], 0
@@ -36,30 +38,6 @@ def check(cond, what):
     else:
         failures.append(what)
         print(f"FAIL: {what}")
-
-
-def feeds_for(model, rng):
-    init = {t.name for t in model.graph.initializer}
-    feeds = {}
-    for inp in model.graph.input:
-        if inp.name in init:
-            continue
-        tt = inp.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else 3 for d in tt.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        if np.issubdtype(dtype, np.floating):
-            feeds[inp.name] = rng.standard_normal(shape).astype(dtype)
-        else:
-            feeds[inp.name] = rng.integers(0, 2, shape).astype(dtype)
-    return feeds
-
-
-def run(path, feeds):
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
 
 
 def main():
@@ -102,9 +80,9 @@ def main():
     orig = onnx.load(a.model)
     worst = 0.0
     for seed in (0, 1):
-        feeds = feeds_for(orig, np.random.default_rng(seed))
-        ra, rb = run(a.model, feeds), run(out, feeds)
-        for x, y in zip(ra, rb):
+        feeds = random_inputs(orig, np.random.default_rng(seed), dynamic_dim=3)
+        ra, rb = run_ort(a.model, feeds), run_ort(out, feeds)
+        for x, y in ((ra[k], rb[k]) for k in ra):
             if x.shape != y.shape:
                 check(False, f"output shape {y.shape}, expected {x.shape}")
                 continue

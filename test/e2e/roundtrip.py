@@ -26,6 +26,9 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(__file__))
+from ortutil import random_inputs, run_ort  # noqa: E402
+
 failures = []
 passes = 0
 
@@ -113,33 +116,6 @@ def compare_initializers(orig, new, tag):
         i0[n].dtype == i1[n].dtype and i0[n].shape == i1[n].shape and
         i0[n].tobytes() == i1[n].tobytes())]
     check(not bad, f"{tag}: initializer tensors identical (differ: {bad[:5]})")
-
-
-def random_inputs(model, rng):
-    init_names = {t.name for t in model.graph.initializer}
-    feeds = {}
-    for inp in model.graph.input:
-        if inp.name in init_names:
-            continue
-        tt = inp.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else 2 for d in tt.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        if np.issubdtype(dtype, np.floating):
-            feeds[inp.name] = rng.standard_normal(shape).astype(dtype)
-        elif dtype == np.bool_:
-            feeds[inp.name] = rng.integers(0, 2, shape).astype(np.bool_)
-        else:
-            feeds[inp.name] = rng.integers(0, 2, shape).astype(dtype)
-    return feeds
-
-
-def run_ort(path, feeds):
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-    names = [o.name for o in sess.get_outputs()]
-    return dict(zip(names, sess.run(names, feeds)))
 
 
 def compare_ort(orig_path, new_path, feeds, tag, exact=True):

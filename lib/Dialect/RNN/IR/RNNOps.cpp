@@ -49,6 +49,16 @@ int64_t lstm_opt::rnn::getNumActivations(CellKind kind) {
   llvm_unreachable("unknown cell kind");
 }
 
+bool lstm_opt::rnn::haveSameCell(SequenceOp a, SequenceOp b) {
+  return a.getCell() == b.getCell() && a.getHiddenSize() == b.getHiddenSize() &&
+         a.getLinearBeforeReset() == b.getLinearBeforeReset() &&
+         a.getActivationsAttr() == b.getActivationsAttr() &&
+         a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
+         a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
+         a.getClipAttr() == b.getClipAttr() &&
+         a.getSequenceLens() == b.getSequenceLens();
+}
+
 namespace {
 constexpr int64_t kAny = ShapedType::kDynamic;
 

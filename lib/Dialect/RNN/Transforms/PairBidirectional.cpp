@@ -27,14 +27,7 @@ namespace od = lstm_opt::onnx;
 namespace {
 
 bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
-  return a.getCell() == b.getCell() && a.getHiddenSize() == b.getHiddenSize() &&
-         a.getLinearBeforeReset() == b.getLinearBeforeReset() &&
-         a.getActivationsAttr() == b.getActivationsAttr() &&
-         a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
-         a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
-         a.getClipAttr() == b.getClipAttr() &&
-         a.getSequenceLens() == b.getSequenceLens() &&
-         (bool)a.getH0() == (bool)b.getH0() &&
+  return rnn::haveSameCell(a, b) && (bool)a.getH0() == (bool)b.getH0() &&
          (bool)a.getC0() == (bool)b.getC0() &&
          a.getY().getType() == b.getY().getType();
 }

@@ -170,27 +170,15 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     why = msg.str();
     return failure();
   };
-  if (auto add = dyn_cast<od::AddOp>(def)) {
-    auto a = analyze(add.getA(), col0, width, why, depth + 1);
+  if (isa<od::AddOp, od::SubOp>(def)) {
+    auto a = analyze(def->getOperand(0), col0, width, why, depth + 1);
     if (failed(a))
       return failure();
-    auto b = analyze(add.getB(), col0, width, why, depth + 1);
+    auto b = analyze(def->getOperand(1), col0, width, why, depth + 1);
     if (failed(b))
       return failure();
     form.add(std::move(*a), 1.0f);
-    form.add(std::move(*b), 1.0f);
-    form.ops.push_back(def);
-    return form;
-  }
-  if (auto sub = dyn_cast<od::SubOp>(def)) {
-    auto a = analyze(sub.getA(), col0, width, why, depth + 1);
-    if (failed(a))
-      return failure();
-    auto b = analyze(sub.getB(), col0, width, why, depth + 1);
-    if (failed(b))
-      return failure();
-    form.add(std::move(*a), 1.0f);
-    form.add(std::move(*b), -1.0f);
+    form.add(std::move(*b), isa<od::SubOp>(def) ? -1.0f : 1.0f);
     form.ops.push_back(def);
     return form;
   }

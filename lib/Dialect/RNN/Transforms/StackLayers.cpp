@@ -27,14 +27,7 @@ namespace od = lstm_opt::onnx;
 namespace {
 
 bool compatible(rnn::SequenceOp a, rnn::SequenceOp b) {
-  return a.getCell() == b.getCell() && a.getDirection() == b.getDirection() &&
-         a.getHiddenSize() == b.getHiddenSize() &&
-         a.getLinearBeforeReset() == b.getLinearBeforeReset() &&
-         a.getActivationsAttr() == b.getActivationsAttr() &&
-         a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
-         a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
-         a.getClipAttr() == b.getClipAttr() &&
-         a.getSequenceLens() == b.getSequenceLens() &&
+  return rnn::haveSameCell(a, b) && a.getDirection() == b.getDirection() &&
          (bool)a.getH0() == (bool)b.getH0() &&
          (bool)a.getC0() == (bool)b.getC0() && a.getNumDirections() == 1;
 }

@@ -27,6 +27,11 @@ int64_t getNumGates(CellKind kind);
 /// Number of activation functions per direction: LSTM 3, GRU 2, RNN 1.
 int64_t getNumActivations(CellKind kind);
 
+/// True if two layers run the same cell: kind, hidden size,
+/// linear_before_reset, activations (with their parameters), clip and
+/// sequence lengths.
+bool haveSameCell(SequenceOp a, SequenceOp b);
+
 } // namespace lstm_opt::rnn
 
 #endif // LSTM_OPT_DIALECT_RNN_IR_RNNOPS_H
