@@ -15,7 +15,8 @@ void lstm_opt::buildDefaultPipeline(OpPassManager &pm,
   // Recognise the cells, roll them into layers, write standard ONNX layers.
   // Every pass leaves what it cannot prove untouched (with a remark).
   (void)options;
-  pm.addPass(rnn::createRNNFuseGateGemmsPass());
+  // (rnn-fuse-gate-gemms is not here: it would also merge products outside
+  // any recurrent cell, and recognition reads per-gate products anyway.)
   pm.addPass(rnn::createRNNRecognizeCellsPass());
   pm.addPass(rnn::createRNNRollTimeLoopPass());
   pm.addPass(rnn::createRNNPairBidirectionalPass());

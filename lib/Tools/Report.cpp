@@ -102,6 +102,7 @@ std::optional<llvm::json::Object> parseLayerRemark(StringRef msg) {
 bool isRefusal(StringRef msg) {
   return msg.starts_with("not fused") || msg.starts_with("not rolled") ||
          msg.starts_with("not imported") || msg.starts_with("not paired") ||
+         msg.starts_with("not stacked") ||
          msg.starts_with("starts a new layer");
 }
 } // namespace

@@ -10,8 +10,10 @@ def ConvertRNNToONNXPass : Pass<"convert-rnn-to-onnx", "mlir::ModuleOp"> {
   let description = [{
     `rnn.sequence` becomes `onnx.LSTM`/`onnx.GRU`/`onnx.RNN` (ONNX gate order
     i,o,f,c / z,r,h, bias [Wb, Rb], layout 0, direction, activations, clip),
-    with the weights converted at compile time into new initializers. A cell
-    left on its own becomes a one-step layer. Everything else is untouched.
+    with the weights converted at compile time into new initializers; an
+    `rnn.stack` becomes one such node per layer. A cell not rolled into a
+    layer, or a hoisted projection/recurrence, is an error (ONNX has no such
+    op). Everything else is untouched.
     See docs/passes/convert-rnn-to-onnx.md.
   }];
   let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];

@@ -195,7 +195,12 @@ static LogicalResult unstack(rnn::StackOp op, onnx::ConstantBuilder &consts) {
   op.getHN().replaceAllUsesWith(concat(hs, op.getHN().getType()));
   if (op.getCN())
     op.getCN().replaceAllUsesWith(concat(cs, op.getCN().getType()));
+  SmallVector<Operation *> inputs;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      inputs.push_back(def);
   op.erase();
+  onnx::eraseDeadOps(inputs); // the stacked weights
   return success();
 }
 

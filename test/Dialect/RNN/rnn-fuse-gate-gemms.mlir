@@ -56,3 +56,22 @@ func.func @nothing(%x: tensor<3x2xf32>, %w: tensor<2x1xf32>) -> (tensor<3x1xf32>
   %f = onnx.MatMul(%x, %w) : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
   return %i, %f : tensor<3x1xf32>, tensor<3x1xf32>
 }
+
+// -----
+
+// Products in a subgraph stay in it: only products of one block are merged.
+// CHECK-LABEL: func.func @subgraph
+// CHECK: onnx.node "If"
+// CHECK-NEXT: onnx.MatMul(%arg0,
+// CHECK: onnx.MatMul(%arg0,
+// CHECK-NOT: onnx.Split
+func.func @subgraph(%x: tensor<3x2xf32>, %c: tensor<i1>) -> (tensor<3x1xf32>, tensor<3x1xf32>) {
+  %wi = onnx.initializer "Wi" dense<[[1.0], [5.0]]> : tensor<2x1xf32>
+  %wf = onnx.initializer "Wf" dense<[[2.0], [6.0]]> : tensor<2x1xf32>
+  %r = onnx.node "If"(%c) graphs {
+    %t = onnx.MatMul(%x, %wi) : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
+    onnx.yield %t : tensor<3x1xf32> {input_names = [], output_names = ["t"]}
+  } {graph_attrs = ["then_branch"]} : (tensor<i1>) -> tensor<3x1xf32>
+  %f = onnx.MatMul(%x, %wf) : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
+  return %r, %f : tensor<3x1xf32>, tensor<3x1xf32>
+}

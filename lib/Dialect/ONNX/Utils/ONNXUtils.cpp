@@ -124,12 +124,17 @@ int64_t onnx::inferLastDim(Value v, int depth) {
   if (auto g = dyn_cast<GemmOp>(def))
     return dimOf(g.getB(), g.getTransB() ? 0 : 1);
   if (isa<SigmoidOp, TanhOp, ReluOp, HardSigmoidOp, AddOp,
-          SubOp, MulOp>(def))
+          SubOp, MulOp>(def)) {
+    // Broadcasting: the widest known operand (a [1] operand broadcasts).
+    int64_t widest = ShapedType::kDynamic;
     for (Value operand : def->getOperands()) {
       int64_t w = inferLastDim(operand, depth + 1);
-      if (!ShapedType::isDynamic(w))
-        return w;
+      if (!ShapedType::isDynamic(w) &&
+          (ShapedType::isDynamic(widest) || w > widest))
+        widest = w;
     }
+    return widest;
+  }
   return ShapedType::kDynamic;
 }
 

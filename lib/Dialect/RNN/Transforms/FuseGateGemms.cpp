@@ -84,14 +84,17 @@ struct FuseGateGemms
 
   void runOnFunction(func::FuncOp func) {
     od::ConstantBuilder consts(func);
-    // Group by (input, has bias, K), in program order.
-    std::map<std::tuple<const void *, bool, int64_t>, SmallVector<Member>> groups;
-    SmallVector<std::tuple<const void *, bool, int64_t>> order;
+    // Group by (block, input, has bias, K), in program order: members of
+    // one group live in one block (a subgraph's products stay there).
+    using Key = std::tuple<const void *, const void *, bool, int64_t>;
+    std::map<Key, SmallVector<Member>> groups;
+    SmallVector<Key> order;
     func.walk([&](Operation *op) {
       auto m = asMember(op);
       if (!m)
         return;
-      auto key = std::make_tuple(m->lhs.getAsOpaquePointer(), !m->bias.empty(),
+      auto key = std::make_tuple((const void *)op->getBlock(),
+                                 m->lhs.getAsOpaquePointer(), !m->bias.empty(),
                                  m->weight.shape[0]);
       auto &g = groups[key];
       if (g.empty())

@@ -321,10 +321,11 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
       axis += 2;
     if (axis != 1 || (steps && (*steps)[0] != 1))
       return fail("a Slice feeding a gate is not a unit-step feature slice");
-    int64_t s = (*starts)[0];
-    if (s < 0)
-      s += n;
-    s = std::clamp<int64_t>(s, 0, n);
+    int64_t s = (*starts)[0], e = (*ends)[0];
+    s = std::clamp<int64_t>(s < 0 ? s + n : s, 0, n);
+    e = std::clamp<int64_t>(e < 0 ? e + n : e, 0, n);
+    if (col0 + width > e - s)
+      return fail("a gate reads past its Slice");
     auto inner = analyze(in, s + col0, width, why, depth + 1);
     if (failed(inner))
       return failure();
@@ -483,7 +484,7 @@ Value CellRecognizer::materializeWeights(
       const std::vector<float> &src = constant(w.src);
       auto shape = cast<RankedTensorType>(od::skipIdentities(w.src).getType())
                        .getShape();
-      int64_t ncols = w.transposed ? shape[1] : shape[1];
+      int64_t ncols = shape[1]; // src is [K, N], or [N, K] if transposed
       for (int64_t j = 0; j < hidden; ++j)
         for (int64_t i = 0; i < k; ++i) {
           int64_t r = w.row0 + i, c = w.col0 + j;
@@ -719,6 +720,9 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
                     Twine(featureSize(h)) + ", not " + Twine(hidden));
   }
   int64_t inSize = featureSize(x);
+  if (!isa<RankedTensorType>(x.getType()) ||
+      (h && !isa<RankedTensorType>(h.getType())))
+    return remark("the step input or hidden state has no known rank");
 
   SmallVector<SmallVector<WeightRef, 2>, 4> wRefs(4), rRefs(4);
   SmallVector<SmallVector<BiasRef, 2>, 4> bRefs(4);

@@ -374,10 +374,11 @@ void Roller::rollChain(SmallVector<Cell> chain) {
                  : od::createUnsqueeze(b, loc, consts, first.getC(), {0});
   // The head may have don't-care weights (linkable): take the next step's.
   Cell ref = n > 1 ? chain[1] : first;
-  Value W = withLeadingOne(loc, ref.getW(), "lstm_W");
-  Value R = withLeadingOne(loc, ref.getR(), "lstm_R");
-  Value Bw = withLeadingOne(loc, ref.getBw(), "lstm_Bw");
-  Value Br = withLeadingOne(loc, ref.getBr(), "lstm_Br");
+  std::string kindName = rnn::stringifyCellKind(first.kind()).str();
+  Value W = withLeadingOne(loc, ref.getW(), kindName + "_W");
+  Value R = withLeadingOne(loc, ref.getR(), kindName + "_R");
+  Value Bw = withLeadingOne(loc, ref.getBw(), kindName + "_Bw");
+  Value Br = withLeadingOne(loc, ref.getBr(), kindName + "_Br");
   auto yType = RankedTensorType::get({n, 1, batch, hidden}, f);
   auto sType = RankedTensorType::get({1, batch, hidden}, f);
   rnn::CellKind kind = first.kind();
@@ -435,6 +436,14 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     }
     if (!timeOrder && !procOrder)
       continue;
+    // The stack's declared type must agree with [T, B, H] (or [B, T, H]).
+    auto catType = dyn_cast<RankedTensorType>(cat.getType());
+    SmallVector<int64_t> want = {n, batch, hidden};
+    if (*axis == 1)
+      std::swap(want[0], want[1]);
+    if (!catType ||
+        failed(verifyCompatibleShape(catType.getShape(), ArrayRef<int64_t>(want))))
+      continue;
     OpBuilder cb(cat);
     Value stacked = getY();
     if (!timeOrder) {
@@ -451,8 +460,6 @@ void Roller::rollChain(SmallVector<Cell> chain) {
       stacked = od::createTranspose(cb, loc, stacked, {1, 0, 2});
       ++glue;
     }
-    if (failed(verifyCompatibleShape(stacked.getType(), cat.getType())))
-      continue; // the declared type disagrees; leave the Concat
     cat.getResult().replaceAllUsesWith(stacked);
     stacks.push_back(cat);
   }
@@ -474,10 +481,10 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     }
   }
   Value hn = od::createSqueeze(b, loc, consts, seq.getHN(), {0});
-  Value cn = first.isLSTM()
+  Value cn = first.isLSTM() && !last.getCOut().use_empty()
                  ? od::createSqueeze(b, loc, consts, seq.getCN(), {0})
                  : Value();
-  glue += first.isLSTM() ? 2 : 1;
+  glue += cn ? 2 : 1;
   // The last hidden state: as h_n, except as the step input of another
   // layer's cell, which reads it as the last row of Y (a step slice, so that
   // layer rolls too).

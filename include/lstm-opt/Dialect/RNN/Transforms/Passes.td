@@ -8,12 +8,17 @@ include "mlir/Pass/PassBase.td"
 def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   let summary = "Find recurrent cells in onnx IR by their equations";
   let description = [{
-    Replaces the onnx ops of one step of an LSTM cell (c' = f*c + i*g,
-    h' = o*tanh(c'), gate pre-activations linear in the step input and the
-    hidden state) by `rnn.lstm_cell` with the weights in canonical order, and
-    standard `onnx.LSTM`/`onnx.GRU`/`onnx.RNN` layers by `rnn.sequence`.
-    Anything that does not match exactly is left alone with a remark naming
-    the node and the reason. See docs/passes/rnn-recognize-cells.md.
+    Replaces the onnx ops of one step of a cell by `rnn.lstm_cell`,
+    `rnn.gru_cell` or `rnn.rnn_cell` with the weights in canonical order:
+    LSTM by c' = f*c + i*g and h' = o*h(c') (also a first step whose zero
+    state was folded, c' = i*g), GRU by h' = n + z*(h - n) or
+    (1 - z)*n + z*h in both linear_before_reset forms, simple RNN cells by
+    h' = f(x W + h R + b) inside chains of such steps. Gate pre-activations
+    are expanded as linear forms over MatMul/Gemm/Add/Sub/Split/Slice/Concat
+    and constants. Standard `onnx.LSTM`/`onnx.GRU`/`onnx.RNN` layers become
+    `rnn.sequence`. Anything that does not match exactly is left alone with a
+    remark naming the node and the reason. See
+    docs/passes/rnn-recognize-cells.md.
   }];
   let dependentDialects = ["lstm_opt::rnn::RNNDialect",
                            "lstm_opt::onnx::ONNXDialect"];
@@ -30,8 +35,10 @@ def RNNRollTimeLoopPass : Pass<"rnn-roll-time-loop", "mlir::ModuleOp"> {
     each step to the next and whose inputs are consecutive slices of one
     tensor along its time axis (forward or backward), becomes one
     `rnn.sequence`; per-step outputs stacked by Unsqueeze + Concat become its
-    `Y`. Chains whose intermediate cell state is read elsewhere are left alone
-    with a remark. See docs/passes/rnn-roll-time-loop.md.
+    `Y`; other reads of an intermediate hidden state read Y. A read of an
+    intermediate cell state cannot be expressed: the chain is cut there
+    (with a remark) and each part becomes a layer. A cell that cannot join
+    others becomes a one-step layer. See docs/passes/rnn-roll-time-loop.md.
   }];
   let dependentDialects = ["lstm_opt::rnn::RNNDialect",
                            "lstm_opt::onnx::ONNXDialect"];
