@@ -31,6 +31,9 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lstm_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["lstm-opt"], tool_dirs)
+# Debian's mlir-opt, for the plugin test.
+config.substitutions.append(("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(("%plugin", os.path.join(config.lstm_opt_obj_root, "lib", "libLstmOptPlugin.so")))
 llvm_config.with_environment("PATH", config.lstm_opt_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -17,8 +17,12 @@ namespace lstm_opt {
 /// Adds the project's dialects and the upstream ones its IR uses.
 void registerAllDialects(mlir::DialectRegistry &registry);
 
-/// Registers the project's passes and the upstream passes lstm-opt offers
-/// (canonicalize, cse, ...). Idempotent.
+/// Registers the project's own passes (rnn-*, convert-rnn-to-onnx).
+/// Idempotent; what a plugin loaded into mlir-opt calls.
+void registerPasses();
+
+/// registerPasses() plus the upstream passes lstm-opt offers (canonicalize,
+/// cse, ...). Idempotent.
 void registerAllPasses();
 
 /// Registers the named pipelines (lstm-opt-default, ...). Idempotent.

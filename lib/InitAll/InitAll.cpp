@@ -22,14 +22,22 @@ void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::tensor::TensorDialect>();
 }
 
-void lstm_opt::registerAllPasses() {
+void lstm_opt::registerPasses() {
   static bool once = [] {
-    mlir::registerTransformsPasses();
     lstm_opt::rnn::registerRNNPasses();
     lstm_opt::registerLstmOptConversionPasses();
     return true;
   }();
   (void)once;
+}
+
+void lstm_opt::registerAllPasses() {
+  static bool once = [] {
+    mlir::registerTransformsPasses();
+    return true;
+  }();
+  (void)once;
+  registerPasses();
 }
 
 void lstm_opt::registerAllPipelines() { lstm_opt::registerPipelines(); }
