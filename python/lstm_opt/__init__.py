@@ -1,0 +1,167 @@
+"""lstm_opt: fuse unrolled LSTM/GRU/RNN cells in ONNX models.
+
+A thin, dependable layer over the `lstm-opt` tool: every call writes the
+model to a temporary folder, runs the tool, and reads its outputs back, so
+the Python API behaves exactly like the command line (same passes, same
+errors, same report).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Union
+
+import numpy as np
+import onnx
+
+__all__ = ["optimize", "report", "check", "CheckResult", "LstmOptError",
+           "find_tool"]
+
+ModelLike = Union[str, os.PathLike, onnx.ModelProto]
+
+
+class LstmOptError(RuntimeError):
+    """The tool refused the input or failed; the message is its stderr."""
+
+
+def find_tool() -> str:
+    """The lstm-opt executable: $LSTM_OPT, PATH, or the source tree's build."""
+    env = os.environ.get("LSTM_OPT")
+    if env:
+        return env
+    found = shutil.which("lstm-opt")
+    if found:
+        return found
+    here = Path(__file__).resolve().parents[2] / "build" / "bin" / "lstm-opt"
+    if here.exists():
+        return str(here)
+    raise LstmOptError("cannot find lstm-opt: set LSTM_OPT or put it on PATH "
+                       "(build it with scripts/build.sh)")
+
+
+def _materialize(model: ModelLike, folder: str) -> str:
+    if isinstance(model, onnx.ModelProto):
+        path = os.path.join(folder, "input.onnx")
+        onnx.save(model, path)
+        return path
+    path = os.fspath(model)
+    if not os.path.exists(path):
+        raise LstmOptError(f"{path}: no such file")
+    return path
+
+
+def _run(model: ModelLike, passes: Optional[Sequence[str]], want_model: bool):
+    with tempfile.TemporaryDirectory(prefix="lstm_opt-") as tmp:
+        src = _materialize(model, tmp)
+        out = os.path.join(tmp, "output.onnx")
+        rep = os.path.join(tmp, "report.json")
+        cmd = [find_tool(), src, "-o", out, "--report=json", "--report-file", rep]
+        if passes is not None:
+            cmd.append("--pass-pipeline=builtin.module(%s)" % ",".join(passes))
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise LstmOptError(proc.stderr.strip() or
+                               f"lstm-opt exited with {proc.returncode}")
+        result = json.load(open(rep))
+        fused = onnx.load(out) if want_model else None
+        return fused, result
+
+
+def optimize(model: ModelLike, *, passes: Optional[Sequence[str]] = None,
+             return_report: bool = False):
+    """Runs lstm-opt's default pipeline (or the named `passes`) and returns
+    the optimised model (and the report dict if `return_report`)."""
+    fused, rep = _run(model, passes, want_model=True)
+    return (fused, rep) if return_report else fused
+
+
+def report(model: ModelLike, *, passes: Optional[Sequence[str]] = None) -> Dict:
+    """The --report=json record of optimising `model`: op counts before and
+    after, the fused layers, the refused nodes with their reasons, timings."""
+    return _run(model, passes, want_model=False)[1]
+
+
+@dataclasses.dataclass
+class CheckResult:
+    """Largest differences between two models' outputs, per output name."""
+    max_abs_error: Dict[str, float]
+    max_rel_error: Dict[str, float]
+    rtol: float
+    atol: float
+
+    @property
+    def ok(self) -> bool:
+        return all(self.max_abs_error[k] <= self.atol + self.rtol * self._scale[k]
+                   for k in self.max_abs_error)
+
+    _scale: Dict[str, float] = dataclasses.field(default_factory=dict, repr=False)
+
+    def __str__(self) -> str:
+        lines = [f"{'ok' if self.ok else 'MISMATCH'} (rtol {self.rtol}, atol {self.atol})"]
+        for k in self.max_abs_error:
+            lines.append(f"  {k}: max abs {self.max_abs_error[k]:.3g}, "
+                         f"max rel {self.max_rel_error[k]:.3g}")
+        return "\n".join(lines)
+
+
+def _random_inputs(model: onnx.ModelProto, rng, dynamic_dim: int):
+    inits = {t.name for t in model.graph.initializer}
+    feeds = {}
+    for inp in model.graph.input:
+        if inp.name in inits:
+            continue
+        tt = inp.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else dynamic_dim
+                 for d in tt.shape.dim]
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+        if np.issubdtype(dtype, np.floating):
+            feeds[inp.name] = rng.standard_normal(shape).astype(dtype)
+        else:
+            feeds[inp.name] = rng.integers(0, 2, shape).astype(dtype)
+    return feeds
+
+
+def check(original: ModelLike, optimized: ModelLike, *, trials: int = 2,
+          rtol: float = 1e-5, atol: float = 1e-6, dynamic_dim: int = 2,
+          seed: int = 0) -> CheckResult:
+    """Runs both models in ONNX Runtime (CPU) on `trials` random inputs of the
+    graph inputs' shapes (symbolic dims = `dynamic_dim`) and reports the
+    largest absolute and relative errors per output."""
+    import onnxruntime as ort
+
+    def load(m):
+        return m if isinstance(m, onnx.ModelProto) else onnx.load(os.fspath(m))
+
+    a, b = load(original), load(optimized)
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    sa = ort.InferenceSession(a.SerializeToString(), opts,
+                              providers=["CPUExecutionProvider"])
+    sb = ort.InferenceSession(b.SerializeToString(), opts,
+                              providers=["CPUExecutionProvider"])
+    names = [o.name for o in sa.get_outputs()]
+    rng = np.random.default_rng(seed)
+    abs_err = {n: 0.0 for n in names}
+    rel_err = {n: 0.0 for n in names}
+    scale = {n: 0.0 for n in names}
+    for _ in range(trials):
+        feeds = _random_inputs(a, rng, dynamic_dim)
+        ra = dict(zip(names, sa.run(names, feeds)))
+        rb = dict(zip(names, sb.run(names, feeds)))
+        for n in names:
+            x, y = ra[n].astype(np.float64), rb[n].astype(np.float64)
+            if x.shape != y.shape:
+                abs_err[n] = rel_err[n] = float("inf")
+                continue
+            if x.size == 0:
+                continue
+            d = np.abs(x - y)
+            abs_err[n] = max(abs_err[n], float(d.max()))
+            rel_err[n] = max(rel_err[n], float((d / np.maximum(np.abs(x), 1e-12)).max()))
+            scale[n] = max(scale[n], float(np.abs(x).max()))
+    return CheckResult(abs_err, rel_err, rtol, atol, scale)

@@ -1,0 +1,79 @@
+"""Tests of the Python package (run by the lit suite, test/Python)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import onnx
+import pytest
+
+import lstm_opt
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "lstmcell_unrolled.onnx"
+MODELS = ROOT / "test" / "e2e" / "models"
+
+
+def op_types(model):
+    return [n.op_type for n in model.graph.node]
+
+
+def test_optimize_path_fuses_the_example():
+    fused = lstm_opt.optimize(EXAMPLE)
+    assert op_types(fused).count("LSTM") == 1
+    assert "Sigmoid" not in op_types(fused)
+    onnx.checker.check_model(fused, full_check=True)
+
+
+def test_optimize_accepts_a_model_proto_and_returns_the_report():
+    fused, rep = lstm_opt.optimize(onnx.load(MODELS / "torch_grucell_loop.onnx"),
+                                   return_report=True)
+    assert op_types(fused).count("GRU") == 1
+    assert rep["layers"][0]["cell"] == "GRU"
+    assert rep["layers"][0]["steps"] == 7
+
+
+def test_report_lists_layers_and_timings():
+    rep = lstm_opt.report(EXAMPLE)
+    assert rep["nodes_before"] == 289 and rep["nodes_after"] == 6
+    assert [p["name"] for p in rep["phases"]][0] == "import"
+
+
+def test_pure_round_trip_with_explicit_passes():
+    same = lstm_opt.optimize(EXAMPLE, passes=[])
+    assert len(same.graph.node) == 289
+
+
+def test_check_agrees_on_fused_and_catches_a_different_model():
+    fused = lstm_opt.optimize(EXAMPLE)
+    result = lstm_opt.check(EXAMPLE, fused)
+    assert result.ok, str(result)
+    assert max(result.max_abs_error.values()) <= 1e-6
+    # A wrong weight must be caught.
+    broken = onnx.load(EXAMPLE)
+    w = broken.graph.initializer[0]
+    arr = onnx.numpy_helper.to_array(w).copy()
+    arr.flat[0] += 1.0
+    w.CopyFrom(onnx.numpy_helper.from_array(arr, w.name))
+    assert not lstm_opt.check(EXAMPLE, broken).ok
+
+
+def test_bad_input_raises_with_the_tools_message(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(lstm_opt.LstmOptError, match="not a valid ONNX model"):
+        lstm_opt.optimize(bad)
+    with pytest.raises(lstm_opt.LstmOptError, match="no such file"):
+        lstm_opt.optimize(tmp_path / "missing.onnx")
+
+
+def test_cli(tmp_path):
+    out = tmp_path / "fused.onnx"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.run([sys.executable, "-m", "lstm_opt", str(EXAMPLE), str(out),
+                           "--check"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "289 nodes -> 6" in proc.stdout
+    assert "LSTM layer, 16 steps, forward" in proc.stdout
+    assert "ok (rtol" in proc.stdout
+    assert op_types(onnx.load(out)).count("LSTM") == 1
