@@ -93,3 +93,4 @@ func.func @peepholes(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
   %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %p) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
   return %yh : tensor<1x2x1xf32>
 }
+

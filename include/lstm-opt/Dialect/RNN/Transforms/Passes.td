@@ -54,8 +54,9 @@ def RNNFuseGateGemmsPass : Pass<"rnn-fuse-gate-gemms", "mlir::ModuleOp"> {
     matrices (one per gate in hand-written cells: 8 per LSTM step) become one
     MatMul by the column-concatenated matrix, plus one Add of the
     concatenated biases, and a Split that hands each former node its columns.
-    The arithmetic of every output element is unchanged. See
-    docs/passes/rnn-fuse-gate-gemms.md.
+    Only products in one block are merged. The arithmetic of every output
+    element is unchanged. Not in the default pipeline (it would also merge
+    products outside recurrent cells). See docs/passes/rnn-fuse-gate-gemms.md.
   }];
   let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
   let statistics = [
