@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh lstm-opt LstmOptUnitTests
+scripts/build.sh lstm-opt-test-depends
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

@@ -77,9 +77,8 @@ std::optional<Member> asMember(Operation *op) {
 struct FuseGateGemms
     : public rnn::impl::RNNFuseGateGemmsPassBase<FuseGateGemms> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal())
-        runOnFunction(func);
+    rnn::forEachGraph(getOperation(),
+                      [&](func::FuncOp func) { runOnFunction(func); });
   }
 
   void runOnFunction(func::FuncOp func) {

@@ -35,9 +35,8 @@ bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
 struct PairBidirectional
     : public rnn::impl::RNNPairBidirectionalPassBase<PairBidirectional> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal())
-        runOnFunction(func);
+    rnn::forEachGraph(getOperation(),
+                      [&](func::FuncOp func) { runOnFunction(func); });
   }
 
   void runOnFunction(func::FuncOp func) {

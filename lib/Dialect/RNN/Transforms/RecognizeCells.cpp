@@ -1457,14 +1457,12 @@ void CellRecognizer::run() {
 struct RecognizeCells
     : public rnn::impl::RNNRecognizeCellsPassBase<RecognizeCells> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
+    rnn::forEachGraph(getOperation(), [&](func::FuncOp func) {
       CellRecognizer recognizer(func);
       recognizer.run();
       numCells += recognizer.numCells;
       numLayers += recognizer.numLayers;
-    }
+    });
   }
 };
 

@@ -574,13 +574,11 @@ void Roller::run() {
 struct RollTimeLoop
     : public rnn::impl::RNNRollTimeLoopPassBase<RollTimeLoop> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
+    rnn::forEachGraph(getOperation(), [&](func::FuncOp func) {
       Roller roller(func);
       roller.run();
       numLayers += roller.numLayers;
-    }
+    });
   }
 };
 

@@ -105,9 +105,8 @@ bool hoistBefore(Value v, Operation *point) {
 
 struct StackLayers : public rnn::impl::RNNStackLayersPassBase<StackLayers> {
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal())
-        runOnFunction(func);
+    rnn::forEachGraph(getOperation(),
+                      [&](func::FuncOp func) { runOnFunction(func); });
   }
 
   void runOnFunction(func::FuncOp func) {
