@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs what lstm-opt needs on Debian 12 (idempotent; does nothing that is already there).
-#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, ninja, ccache, python3-venv, python3-torch
-#   Python (.venv, using Debian's python3 so that python3-torch is visible): numpy<2, onnx, onnxruntime
+#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, cmake, ninja, ccache, python3-venv
+#   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest
+# (Regenerating the PyTorch fixtures also needs python3-torch; see
+#  test/e2e/models/README.md. The tests do not.)
 # Usage: scripts/setup.sh [--no-python]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-  cmake ninja-build ccache g++ pkg-config
+  cmake ninja-build ccache g++
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libonnx-dev libprotobuf-dev protobuf-compiler
+  libonnx-dev libprotobuf-dev
   googletest libgtest-dev
-  python3 python3-venv python3-numpy python3-torch
+  python3 python3-venv
 )
 
 missing=()
@@ -27,7 +29,8 @@ fi
 
 if [ "${1:-}" != "--no-python" ]; then
   if [ ! -x .venv/bin/python ]; then
-    echo "setup: creating .venv (Debian python3, with system site packages for python3-torch)"
+    echo "setup: creating .venv (Debian python3; system site packages stay visible,"
+    echo "       so python3-torch, if installed, serves the fixture generators)"
     /usr/bin/python3 -m venv --system-site-packages .venv
   fi
   stamp=.venv/.requirements.stamp
