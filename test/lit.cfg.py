@@ -31,6 +31,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.lstm_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["lstm-opt"], tool_dirs)
+config.substitutions.append(("%lstm_opt_obj_root", config.lstm_opt_obj_root))
 config.substitutions.append(("%lstm_opt_tool", os.path.join(config.lstm_opt_tools_dir, "lstm-opt")))
 # Debian's mlir-opt, for the plugin test.
 config.substitutions.append(("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
