@@ -20,6 +20,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -138,8 +139,17 @@ private:
     case DiagnosticSeverity::Note: severity = "note"; break;
     }
     if (diag.getSeverity() == DiagnosticSeverity::Remark ||
-        diag.getSeverity() == DiagnosticSeverity::Warning)
-      report.remarks.push_back({severity.str(), node, message});
+        diag.getSeverity() == DiagnosticSeverity::Warning) {
+      std::vector<std::string> sources;
+      llvm::StringSet<> seen;
+      diag.getLocation()->walk([&](Location l) {
+        if (auto n = dyn_cast<NameLoc>(l))
+          if (seen.insert(n.getName().getValue()).second)
+            sources.push_back(n.getName().str());
+        return WalkResult::advance();
+      });
+      report.remarks.push_back({severity.str(), node, message, sources});
+    }
     auto &os = llvm::errs();
     os << (file.empty() ? std::string("<unknown>") : file);
     if (line)

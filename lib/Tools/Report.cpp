@@ -125,6 +125,10 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   for (auto &r : remarks) {
     if (auto layer = parseLayerRemark(r.message)) {
       (*layer)["node"] = r.node;
+      llvm::json::Array sources;
+      for (auto &n : r.sourceNodes)
+        sources.push_back(n);
+      (*layer)["source_nodes"] = std::move(sources);
       layerArr.push_back(std::move(*layer));
     } else if (isRefusal(r.message)) {
       refusedArr.push_back(

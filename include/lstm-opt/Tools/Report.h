@@ -24,6 +24,8 @@ struct RunReport {
     std::string severity; ///< "remark" or "warning"
     std::string node;     ///< the ONNX node name, if the location has one
     std::string message;
+    /// Every ONNX node the location names (a fused op's source nodes).
+    std::vector<std::string> sourceNodes;
   };
   std::string input;
   std::string output;

@@ -498,10 +498,22 @@ void Roller::rollChain(SmallVector<Cell> chain) {
   last.getHOut().replaceAllUsesWith(hn);
   if (cn)
     last.getCOut().replaceAllUsesWith(cn);
-  // The layer also replaces the step slicing and the output stacking.
-  for (auto &sl : slices)
+  // The layer also replaces the step slicing and the output stacking: they
+  // join its location (so a report can name every node it replaced).
+  SmallVector<Location> replaced = {seq.getLoc()};
+  for (auto &sl : slices) {
     srcNodes += sl.ops.size();
+    for (Operation *op : sl.ops)
+      replaced.push_back(op->getLoc());
+  }
   srcNodes += stacks.size() * (n + 1);
+  for (Operation *cat : stacks) {
+    replaced.push_back(cat->getLoc());
+    for (Value in : cat->getOperands())
+      if (Operation *un = in.getDefiningOp())
+        replaced.push_back(un->getLoc());
+  }
+  seq->setLoc(FusedLoc::get(func.getContext(), replaced));
   seq->setAttr("rnn.source_nodes", b.getI64IntegerAttr(srcNodes));
   seq->setAttr("rnn.source_gemms", b.getI64IntegerAttr(srcGemms));
 
