@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what lstm-opt needs on Debian 12 (idempotent; does nothing that is already there).
-#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, cmake, ninja, ccache, python3-venv
+#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, cmake, ninja, ccache, python3-venv,
+#                    graphviz (pictures in the HTML report)
 #   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest
 # (Regenerating the PyTorch fixtures also needs python3-torch; see
 #  test/e2e/models/README.md. The tests do not.)
@@ -13,7 +14,7 @@ APT_PACKAGES=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libonnx-dev libprotobuf-dev
   googletest libgtest-dev
-  python3 python3-venv
+  python3 python3-venv graphviz
 )
 
 missing=()

@@ -19,8 +19,8 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 import onnx
 
-__all__ = ["optimize", "report", "check", "CheckResult", "LstmOptError",
-           "find_tool"]
+__all__ = ["optimize", "report", "check", "html_report", "CheckResult",
+           "LstmOptError", "find_tool"]
 
 ModelLike = Union[str, os.PathLike, onnx.ModelProto]
 
@@ -165,3 +165,10 @@ def check(original: ModelLike, optimized: ModelLike, *, trials: int = 2,
             rel_err[n] = max(rel_err[n], float((d / np.maximum(np.abs(x), 1e-12)).max()))
             scale[n] = max(scale[n], float(np.abs(x).max()))
     return CheckResult(abs_err, rel_err, rtol, atol, scale)
+
+
+def html_report(model: ModelLike, out_path: str, **kwargs) -> Dict:
+    """Writes an HTML page of the optimisation (counts, each fused layer
+    before/after as Graphviz pictures, timings); see lstm_opt.html."""
+    from .html import html_report as _html_report
+    return _html_report(model, out_path, **kwargs)

@@ -17,6 +17,8 @@ def main(argv=None) -> int:
                     help="compare both models in ONNX Runtime on random inputs")
     ap.add_argument("--report", action="store_true", help="print the JSON report")
     ap.add_argument("--passes", help="comma-separated passes instead of the default pipeline")
+    ap.add_argument("--html", metavar="PAGE.html",
+                    help="also write an HTML report with before/after pictures")
     a = ap.parse_args(argv)
     try:
         fused, rep = optimize(a.input, passes=a.passes.split(",") if a.passes else None,
@@ -33,6 +35,11 @@ def main(argv=None) -> int:
         print(f"  not fused: {r['node']}: {r['reason']}")
     if a.report:
         print(json.dumps(rep, indent=2))
+    if a.html:
+        from .html import html_report
+        html_report(a.input, a.html,
+                    passes=a.passes.split(",") if a.passes else None)
+        print(f"wrote {a.html}")
     if a.check:
         result = check(a.input, fused)
         print(result)

@@ -77,3 +77,16 @@ def test_cli(tmp_path):
     assert "LSTM layer, 16 steps, forward" in proc.stdout
     assert "ok (rtol" in proc.stdout
     assert op_types(onnx.load(out)).count("LSTM") == 1
+
+
+def test_html_report(tmp_path):
+    page = tmp_path / "report.html"
+    rep = lstm_opt.html_report(MODELS / "torch_grucell_loop.onnx", str(page))
+    text = page.read_text()
+    assert rep["nodes_after"] < rep["nodes_before"]
+    assert "Layer 1: GRU, 7 steps, forward, hidden 7" in text
+    assert "the first 2 of 7 steps" in text
+    # Graphviz pictures of before and after, and the timing chart.
+    assert text.count("<svg") >= 3
+    assert ">GRU<" in text  # the fused node in the 'after' picture
+    assert "pass rnn-recognize-cells" in text
