@@ -17,7 +17,7 @@ config.suffixes = [".mlir", ".onnxtext", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_opt_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "models", "Utils", "unittests"]
+                   "lit.site.cfg.py", "models", "Utils", "unittests", "mutate.py"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
