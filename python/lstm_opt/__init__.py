@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Union
 import numpy as np
 import onnx
 
-__all__ = ["optimize", "report", "check", "html_report", "CheckResult",
+__all__ = ["optimize", "report", "check", "html_report", "random_inputs", "CheckResult",
            "LstmOptError", "find_tool"]
 
 ModelLike = Union[str, os.PathLike, onnx.ModelProto]
@@ -109,7 +109,9 @@ class CheckResult:
         return "\n".join(lines)
 
 
-def _random_inputs(model: onnx.ModelProto, rng, dynamic_dim: int):
+def random_inputs(model: onnx.ModelProto, rng, dynamic_dim: int = 2):
+    """Feeds for the graph inputs: standard-normal floats, 0/1 integers and
+    booleans, shaped after the inputs (symbolic dimensions = `dynamic_dim`)."""
     inits = {t.name for t in model.graph.initializer}
     feeds = {}
     for inp in model.graph.input:
@@ -150,7 +152,7 @@ def check(original: ModelLike, optimized: ModelLike, *, trials: int = 2,
     rel_err = {n: 0.0 for n in names}
     scale = {n: 0.0 for n in names}
     for _ in range(trials):
-        feeds = _random_inputs(a, rng, dynamic_dim)
+        feeds = random_inputs(a, rng, dynamic_dim)
         ra = dict(zip(names, sa.run(names, feeds)))
         rb = dict(zip(names, sb.run(names, feeds)))
         for n in names:

@@ -7,40 +7,52 @@ import lit.Test
 import lit.TestRunner
 
 
+def model_tests(testSuite, path_in_suite, localConfig, kind):
+    """One test per model in e2e/models, named e2e/<kind>/<model>."""
+    if path_in_suite != ("e2e",):
+        return
+    models = os.path.join(testSuite.getSourcePath(path_in_suite), "models")
+    for name in sorted(os.listdir(models)):
+        if name.endswith(".onnx"):
+            yield lit.Test.Test(testSuite, path_in_suite + (kind, name), localConfig)
+
+
+def run_script(test, script, args):
+    """Runs test/e2e/<script> with the tool and a scratch folder; lit result."""
+    if "onnxruntime" not in test.config.available_features:
+        return None
+    _, tmp = lit.TestRunner.getTempPaths(test)
+    os.makedirs(os.path.dirname(tmp), exist_ok=True)
+    cmd = [test.config.python_executable,
+           os.path.join(test.config.lstm_opt_src_root, "test", "e2e", script),
+           "--lstm-opt", os.path.join(test.config.lstm_opt_tools_dir, "lstm-opt"),
+           "--workdir", tmp + ".d"] + args
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    return proc.returncode == 0, proc.stdout + proc.stderr
+
+
 class ModelRoundTrip(lit.formats.TestFormat):
     def __init__(self, extra_models):
         self.extra_models = extra_models
 
     def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
+        yield from model_tests(testSuite, path_in_suite, localConfig, "models")
         if path_in_suite != ("e2e",):
             return
-        models = os.path.join(testSuite.getSourcePath(path_in_suite), "models")
-        for name in sorted(os.listdir(models)):
-            if name.endswith(".onnx"):
-                yield lit.Test.Test(testSuite, path_in_suite + ("models", name),
-                                    localConfig)
         for name in self.extra_models:
             yield lit.Test.Test(testSuite, path_in_suite + (os.path.basename(name),),
                                 localConfig)
 
     def execute(self, test, litConfig):
-        if "onnxruntime" not in test.config.available_features:
-            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
         model = test.getSourcePath()
         if not os.path.exists(model):
             model = os.path.join(test.config.lstm_opt_src_root, "examples",
                                  os.path.basename(model))
-        _, tmp = lit.TestRunner.getTempPaths(test)
-        os.makedirs(os.path.dirname(tmp), exist_ok=True)
-        cmd = [test.config.python_executable,
-               os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "roundtrip.py"),
-               "--lstm-opt", os.path.join(test.config.lstm_opt_tools_dir, "lstm-opt"),
-               "--workdir", tmp + ".d", model]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        out = proc.stdout + proc.stderr
-        return (lit.Test.PASS if proc.returncode == 0 else lit.Test.FAIL), out
-
-
+        result = run_script(test, "roundtrip.py", [model])
+        if result is None:
+            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
+        ok, out = result
+        return (lit.Test.PASS if ok else lit.Test.FAIL), out
 
 
 class ModelFusion(lit.formats.TestFormat):
@@ -53,29 +65,17 @@ class ModelFusion(lit.formats.TestFormat):
         self.xfail = set(xfail)
 
     def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
-        if path_in_suite != ("e2e",):
-            return
-        models = os.path.join(testSuite.getSourcePath(path_in_suite), "models")
-        for name in sorted(os.listdir(models)):
-            if name.endswith(".onnx"):
-                yield lit.Test.Test(testSuite, path_in_suite + ("fusion", name),
-                                    localConfig)
+        yield from model_tests(testSuite, path_in_suite, localConfig, "fusion")
 
     def execute(self, test, litConfig):
-        if "onnxruntime" not in test.config.available_features:
-            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
         name = os.path.basename(test.getSourcePath())
         models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
-        _, tmp = lit.TestRunner.getTempPaths(test)
-        os.makedirs(os.path.dirname(tmp), exist_ok=True)
-        cmd = [test.config.python_executable,
-               os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "fusion.py"),
-               "--lstm-opt", os.path.join(test.config.lstm_opt_tools_dir, "lstm-opt"),
-               "--manifest", os.path.join(models, "manifest.json"),
-               "--workdir", tmp + ".d", os.path.join(models, name)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        out = proc.stdout + proc.stderr
-        ok = proc.returncode == 0
+        result = run_script(test, "fusion.py",
+                            ["--manifest", os.path.join(models, "manifest.json"),
+                             os.path.join(models, name)])
+        if result is None:
+            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
+        ok, out = result
         if name in self.xfail:
             return (lit.Test.XPASS if ok else lit.Test.XFAIL), out
         return (lit.Test.PASS if ok else lit.Test.FAIL), out

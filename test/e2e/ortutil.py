@@ -1,29 +1,11 @@
 """Shared by the end-to-end scripts: random inputs for a model's graph
-inputs and running a model in ONNX Runtime on the CPU."""
-import numpy as np
-import onnx
-from onnx import helper
+inputs (lstm_opt.random_inputs) and running a model in ONNX Runtime."""
+import os
+import sys
 
-
-def random_inputs(model, rng, dynamic_dim=2):
-    """Standard-normal floats, 0/1 integers and booleans, shaped after the
-    graph inputs (symbolic dimensions become `dynamic_dim`)."""
-    init_names = {t.name for t in model.graph.initializer}
-    feeds = {}
-    for inp in model.graph.input:
-        if inp.name in init_names:
-            continue
-        tt = inp.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else dynamic_dim
-                 for d in tt.shape.dim]
-        dtype = helper.tensor_dtype_to_np_dtype(tt.elem_type)
-        if np.issubdtype(dtype, np.floating):
-            feeds[inp.name] = rng.standard_normal(shape).astype(dtype)
-        elif dtype == np.bool_:
-            feeds[inp.name] = rng.integers(0, 2, shape).astype(np.bool_)
-        else:
-            feeds[inp.name] = rng.integers(0, 2, shape).astype(dtype)
-    return feeds
+# The input generator is the package's (python/lstm_opt), one copy for both.
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+from lstm_opt import random_inputs  # noqa: E402,F401
 
 
 def run_ort(path, feeds):
