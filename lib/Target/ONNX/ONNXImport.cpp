@@ -37,6 +37,7 @@
 
 #include <climits>
 #include <queue>
+#include <set>
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -1115,16 +1116,59 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
     return nullptr;
   }
 
+  if (!options.inputShapes.empty()) {
+    std::set<std::string> seen;
+    for (auto &in : *model.mutable_graph()->mutable_input()) {
+      auto it = options.inputShapes.find(in.name());
+      if (it == options.inputShapes.end())
+        continue;
+      seen.insert(in.name());
+      const std::vector<int64_t> &want = it->second;
+      if (!in.type().has_tensor_type()) {
+        error() << "graph input '" << in.name() << "' is not a tensor";
+        return nullptr;
+      }
+      auto *shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+      if (in.type().tensor_type().has_shape() &&
+          shape->dim_size() != (int)want.size()) {
+        error() << "graph input '" << in.name() << "' has rank "
+                << shape->dim_size() << ", the given array has rank "
+                << want.size();
+        return nullptr;
+      }
+      if (!in.type().tensor_type().has_shape())
+        for (size_t k = 0; k < want.size(); ++k)
+          shape->add_dim();
+      for (size_t k = 0; k < want.size(); ++k) {
+        auto *dim = shape->mutable_dim(k);
+        if (dim->has_dim_value() && dim->dim_value() != want[k]) {
+          error() << "graph input '" << in.name() << "' has size "
+                  << dim->dim_value() << " in dimension " << k
+                  << ", the given array has " << want[k];
+          return nullptr;
+        }
+        dim->set_dim_value(want[k]);
+      }
+    }
+    for (const auto &[name, shape] : options.inputShapes)
+      if (!seen.count(name)) {
+        error() << "the model has no graph input named '" << name << "'";
+        return nullptr;
+      }
+  }
+
   if (options.shapeInference) {
     std::string err;
     if (opsets.lookup("") <= proto::maxKnownOpset("")) {
       // Inference merges what it infers into the declared graph outputs
       // (a symbolic dim may become static): keep the declared ones.
       auto declaredOutputs = model.graph().output();
-      if (!proto::inferShapes(model, err))
+      if (!proto::inferShapes(model, err,
+                              /*dataPropagation=*/!options.inputShapes.empty()))
         inferenceWarning = "ONNX shape inference failed (" + err +
                            "); intermediate types stay unknown";
-      *model.mutable_graph()->mutable_output() = std::move(declaredOutputs);
+      if (options.inputShapes.empty())
+        *model.mutable_graph()->mutable_output() = std::move(declaredOutputs);
     }
   }
 

@@ -38,11 +38,11 @@ bool proto::parseModelText(const std::string &text, ::onnx::ModelProto &model,
   }
 }
 
-bool proto::inferShapes(::onnx::ModelProto &model, std::string &error) {
+bool proto::inferShapes(::onnx::ModelProto &model, std::string &error,
+                        bool dataPropagation) {
   try {
     ::onnx::ShapeInferenceOptions options(/*check_type=*/false,
-                                          /*error_mode=*/0,
-                                          /*data_prop=*/false);
+                                          /*error_mode=*/0, dataPropagation);
     ::onnx::shape_inference::InferShapes(
         model, ::onnx::OpSchemaRegistry::Instance(), options);
     return true;

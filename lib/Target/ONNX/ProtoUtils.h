@@ -23,7 +23,10 @@ bool parseModelText(const std::string &text, ::onnx::ModelProto &model,
 
 /// Runs ONNX shape inference in place (node-level errors are not fatal).
 /// Returns false and sets `error` on a model-level failure.
-bool inferShapes(::onnx::ModelProto &model, std::string &error);
+/// With `dataPropagation`, shape arithmetic (Shape -> Gather -> Concat ...)
+/// is evaluated so values shaped by it get static types.
+bool inferShapes(::onnx::ModelProto &model, std::string &error,
+                 bool dataPropagation = false);
 
 /// Runs onnx's checker.
 bool checkModel(const ::onnx::ModelProto &model, std::string &error);

@@ -14,6 +14,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace lstm_opt {
 
 struct ONNXImportOptions {
@@ -23,6 +27,11 @@ struct ONNXImportOptions {
   /// Tensors (in attributes) of at most this many bytes become plain dense
   /// attributes; larger ones, and every initializer, dense resources.
   size_t maxInlineTensorBytes = 64;
+  /// Concrete shapes for graph inputs (by name), set before shape inference
+  /// so that symbolic sizes resolve (lstm-run specialises a model to the
+  /// inputs it is given). A rank or a fixed size that disagrees is an error.
+  /// With any shape given, the inferred graph output types are kept.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
 };
 
 /// The format of a model file, from its extension.
