@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what lstm-opt needs on Debian 12 (idempotent; does nothing that is already there).
 #   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, cmake, ninja, ccache, python3-venv,
-#                    graphviz (pictures in the HTML report)
+#                    graphviz (pictures in the HTML report), zlib (npz reading),
+#                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run)
 #   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest
 # (Regenerating the PyTorch fixtures also needs python3-torch; see
 #  test/e2e/models/README.md. The tests do not.)
@@ -15,6 +16,7 @@ APT_PACKAGES=(
   libonnx-dev libprotobuf-dev
   googletest libgtest-dev
   python3 python3-venv graphviz
+  zlib1g-dev libomp-22-dev
 )
 
 missing=()

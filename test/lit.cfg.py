@@ -33,6 +33,7 @@ tool_dirs = [config.lstm_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["lstm-opt"], tool_dirs)
 config.substitutions.append(("%lstm_opt_obj_root", config.lstm_opt_obj_root))
 config.substitutions.append(("%lstm_opt_tool", os.path.join(config.lstm_opt_tools_dir, "lstm-opt")))
+config.substitutions.append(("%lstm_run", os.path.join(config.lstm_opt_tools_dir, "lstm-run")))
 # Debian's mlir-opt, for the plugin test.
 config.substitutions.append(("%mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(("%plugin", os.path.join(config.lstm_opt_obj_root, "lib", "libLstmOptPlugin.so")))

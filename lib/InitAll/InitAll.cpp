@@ -13,6 +13,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Transforms/Passes.h"
 
 void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
@@ -20,6 +23,10 @@ void lstm_opt::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::math::MathDialect,
                   mlir::tensor::TensorDialect>();
+  // The CPU backend lowers through upstream dialects (linalg, bufferization,
+  // vector, scf, memref, LLVM, OpenMP), with their interface models.
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
 }
 
 void lstm_opt::registerPasses() {
@@ -33,7 +40,7 @@ void lstm_opt::registerPasses() {
 
 void lstm_opt::registerAllPasses() {
   static bool once = [] {
-    mlir::registerTransformsPasses();
+    mlir::registerAllPasses();
     return true;
   }();
   (void)once;

@@ -4,6 +4,8 @@
 
 #include "lstm-opt/InitAll.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
+#include "lstm-opt/Support/Diagnostics.h"
+#include "lstm-opt/Target/CPU/CPUBackend.h"
 #include "lstm-opt/Target/ONNX/ONNXExport.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
 #include "lstm-opt/Tools/Report.h"
@@ -62,6 +64,17 @@ llvm::cl::opt<std::string> target(
                    "cpu, cudnn, gpu"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
+/// --threads: libLLVM already registers a hidden "threads" option, so ours
+/// is made after that one is unregistered (lstmOptMain).
+llvm::cl::opt<unsigned> *cpuThreads = nullptr;
+
+llvm::cl::list<std::string> inputShapes(
+    "input-shape",
+    llvm::cl::desc("Fix a graph input's shape before shape inference: "
+                   "NAME=D0xD1x... (repeatable; --target=cpu needs static "
+                   "shapes)"),
+    llvm::cl::value_desc("name=shape"), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> noShapeInference(
     "no-shape-inference",
     llvm::cl::desc("Do not run ONNX shape inference when importing"),
@@ -72,7 +85,7 @@ llvm::cl::opt<bool> noOnnxCheck(
     llvm::cl::desc("Do not run onnx's checker on the exported model"),
     llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
 
-enum class Format { MLIR, ONNX, ONNXText };
+enum class Format { MLIR, ONNX, ONNXText, Object };
 
 /// True if the command line names a pass or a pipeline: then the default
 /// pipeline is not run.
@@ -93,21 +106,6 @@ bool hasExplicitPasses(int argc, char **argv) {
   return false;
 }
 
-/// Finds the file location and the first NameLoc (the ONNX node) of `loc`.
-void describeLocation(Location loc, std::string &file, unsigned &line,
-                      unsigned &col, std::string &node) {
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l); f && file.empty()) {
-      file = f.getFilename().str();
-      line = f.getLine();
-      col = f.getColumn();
-    }
-    if (auto n = dyn_cast<NameLoc>(l); n && node.empty())
-      node = n.getName().str();
-    return WalkResult::advance();
-  });
-}
-
 /// Prints diagnostics as `file: severity: node 'x': message` (file:line:col
 /// for textual input) and keeps remarks and warnings for the report.
 class DriverDiagnostics {
@@ -124,20 +122,8 @@ private:
     unsigned line = 0, col = 0;
     describeLocation(diag.getLocation(), file, line, col, node);
     std::string message = diag.str();
-    StringRef severity;
-    llvm::raw_ostream::Colors color = llvm::raw_ostream::RED;
-    switch (diag.getSeverity()) {
-    case DiagnosticSeverity::Error: severity = "error"; break;
-    case DiagnosticSeverity::Warning:
-      severity = "warning";
-      color = llvm::raw_ostream::MAGENTA;
-      break;
-    case DiagnosticSeverity::Remark:
-      severity = "remark";
-      color = llvm::raw_ostream::BLUE;
-      break;
-    case DiagnosticSeverity::Note: severity = "note"; break;
-    }
+    StringRef severity =
+        diag.getSeverity() == DiagnosticSeverity::Remark ? "remark" : "warning";
     if (diag.getSeverity() == DiagnosticSeverity::Remark ||
         diag.getSeverity() == DiagnosticSeverity::Warning) {
       std::vector<std::string> sources;
@@ -150,19 +136,7 @@ private:
       });
       report.remarks.push_back({severity.str(), node, message, sources});
     }
-    auto &os = llvm::errs();
-    os << (file.empty() ? std::string("<unknown>") : file);
-    if (line)
-      os << ":" << line << ":" << col;
-    os << ": ";
-    llvm::WithColor(os, color, /*Bold=*/true) << severity << ": ";
-    // Importer messages already name the node.
-    if (!node.empty() &&
-        StringRef(message).find("'" + node + "'") == StringRef::npos)
-      os << "node '" << node << "': ";
-    os << message << "\n";
-    for (Diagnostic &note : diag.getNotes())
-      os << "  note: " << note.str() << "\n";
+    printToolDiagnostic(diag);
   }
 
   ScopedDiagnosticHandler handler;
@@ -275,6 +249,25 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (onnxInput) {
     ONNXImportOptions options;
     options.shapeInference = !noShapeInference;
+    for (const std::string &spec : inputShapes) {
+      auto [name, dims] = StringRef(spec).rsplit('=');
+      std::vector<int64_t> shape;
+      SmallVector<StringRef> parts;
+      if (!dims.empty() && dims != "scalar")
+        dims.split(parts, 'x');
+      bool ok = !name.empty() && spec.find('=') != std::string::npos;
+      for (StringRef part : parts) {
+        int64_t v;
+        ok &= !part.getAsInteger(10, v) && v >= 0;
+        shape.push_back(v);
+      }
+      if (!ok) {
+        llvm::errs() << "lstm-opt: error: --input-shape takes NAME=D0xD1x..., "
+                        "not '" << spec << "'\n";
+        return 1;
+      }
+      options.inputShapes[name.str()] = shape;
+    }
     module = importONNXFile(inputPath, &context, options);
   } else {
     std::string errorMessage;
@@ -298,18 +291,52 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
   pm.addInstrumentation(std::make_unique<PassTimer>(report));
-  if (hasExplicitPasses(argc, argv)) {
+  bool explicitPasses = hasExplicitPasses(argc, argv);
+  if (explicitPasses) {
     MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
     if (failed(config.setupPassPipeline(pm)))
       return 1;
-  } else if (onnxInput) {
+  } else if (onnxInput && target == "onnx") {
     buildDefaultPipeline(pm);
   }
   start = std::chrono::steady_clock::now();
   if (failed(pm.run(*module)))
     return 1;
+  cpu::ModelSignature signature;
+  cpu::CPUOptions cpuOptions;
+  cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
+  // Named passes replace recognition; the CPU lowering runs after them.
+  cpuOptions.recognize = !explicitPasses;
+  if (target == "cpu") {
+    auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
+    if (failed(sig))
+      return 1;
+    signature = *sig;
+  }
   report.phases.push_back({"passes", msSince(start)});
   report.opsAfter = RunReport::countOps(*module);
+
+  if (target == "cpu" && outFormat != Format::MLIR) {
+    StringRef ext = llvm::sys::path::extension(outputPath);
+    if (ext == ".so" || ext == ".o") {
+      // Object code goes through a temporary file renamed at the end.
+      SmallString<256> tmp(outputPath);
+      tmp += ".tmp-obj";
+      LogicalResult ok = ext == ".so"
+          ? cpu::emitSharedLibrary(*module, signature, cpuOptions, outputPath)
+          : cpu::emitObjectFile(*module, tmp);
+      if (failed(ok)) {
+        llvm::sys::fs::remove(tmp);
+        return 1;
+      }
+      if (ext == ".o" && llvm::sys::fs::rename(tmp, outputPath)) {
+        llvm::sys::fs::remove(tmp);
+        llvm::errs() << outputPath << ": error: cannot write the output file\n";
+        return 1;
+      }
+      return 0;
+    }
+  }
 
   // Output.
   start = std::chrono::steady_clock::now();
@@ -357,6 +384,15 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllPasses();
   registerAllPipelines();
+  auto &options = llvm::cl::getRegisteredOptions();
+  if (auto it = options.find("threads"); it != options.end())
+    it->second->removeArgument();
+  static llvm::cl::opt<unsigned> threadsOption(
+      "threads",
+      llvm::cl::desc("--target=cpu: threads each layer's hidden blocks are "
+                     "split across (OpenMP); 1 = sequential"),
+      llvm::cl::init(1), llvm::cl::cat(lstmOptCategory));
+  cpuThreads = &threadsOption;
 
   auto [inputPath, outputPath] =
       registerAndParseCLIOptions(argc, argv, "lstm-opt: recurrent-network "
@@ -373,8 +409,8 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     reportKind = "text";
   if (reportKind == "none" && !reportFile.empty())
     reportKind = "text"; // --report-file alone asks for the text report
-  if (target != "onnx") {
-    if (target == "cpu" || target == "cudnn" || target == "gpu")
+  if (target != "onnx" && target != "cpu") {
+    if (target == "cudnn" || target == "gpu")
       llvm::errs() << "lstm-opt: error: --target=" << target
                    << " is not available in this build yet; use "
                       "--target=onnx\n";
@@ -396,6 +432,16 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
                    << emitFormat << "'\n";
       return 1;
     }
+  } else if (target == "cpu") {
+    StringRef ext = llvm::sys::path::extension(outputPath);
+    if (ext == ".so" || ext == ".o")
+      outFormat = Format::Object;
+    else if (outputPath != "-" && ext != ".mlir") {
+      llvm::errs() << "lstm-opt: error: --target=cpu writes .mlir (LLVM "
+                      "dialect), .o (object file) or .so (shared library + "
+                      ".h), not '" << outputPath << "'\n";
+      return 1;
+    }
   } else if (outputPath != "-" && isONNXFile(outputPath)) {
     outFormat = getONNXFileFormat(outputPath) == ONNXFileFormat::Text
                     ? Format::ONNXText
@@ -403,7 +449,7 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   }
 
   bool onnxSide = isONNXFile(inputPath) || outFormat != Format::MLIR ||
-                  reportKind != "none";
+                  reportKind != "none" || target != "onnx";
   if (!onnxSide)
     return asMainReturnCode(
         MlirOptMain(argc, argv, inputPath, outputPath, registry));

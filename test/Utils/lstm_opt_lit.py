@@ -17,7 +17,7 @@ def model_tests(testSuite, path_in_suite, localConfig, kind):
             yield lit.Test.Test(testSuite, path_in_suite + (kind, name), localConfig)
 
 
-def run_script(test, script, args):
+def run_script(test, script, args, tool="lstm-opt"):
     """Runs test/e2e/<script> with the tool and a scratch folder; lit result."""
     if "onnxruntime" not in test.config.available_features:
         return None
@@ -25,7 +25,7 @@ def run_script(test, script, args):
     os.makedirs(os.path.dirname(tmp), exist_ok=True)
     cmd = [test.config.python_executable,
            os.path.join(test.config.lstm_opt_src_root, "test", "e2e", script),
-           "--lstm-opt", os.path.join(test.config.lstm_opt_tools_dir, "lstm-opt"),
+           "--" + tool, os.path.join(test.config.lstm_opt_tools_dir, tool),
            "--workdir", tmp + ".d"] + args
     proc = subprocess.run(cmd, capture_output=True, text=True)
     return proc.returncode == 0, proc.stdout + proc.stderr
@@ -81,8 +81,28 @@ class ModelFusion(lit.formats.TestFormat):
         return (lit.Test.PASS if ok else lit.Test.FAIL), out
 
 
+class ModelCPU(lit.formats.TestFormat):
+    """One test per exported model: lstm-run compiles the original model for
+    this CPU and matches ONNX Runtime within 1e-4 (cpu_run.py), with 1 and 2
+    threads and, for symbolic sizes, batches 2 and 5."""
+
+    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
+        yield from model_tests(testSuite, path_in_suite, localConfig, "cpu")
+
+    def execute(self, test, litConfig):
+        name = os.path.basename(test.getSourcePath())
+        models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
+        result = run_script(test, "cpu_run.py", [os.path.join(models, name)],
+                            tool="lstm-run")
+        if result is None:
+            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
+        ok, out = result
+        return (lit.Test.PASS if ok else lit.Test.FAIL), out
+
+
 class Both(lit.formats.TestFormat):
-    """Runs several formats' tests from one directory."""
+    """Runs several formats' tests from one directory (each test remembers
+    the format that found it)."""
 
     def __init__(self, *formats):
         self.formats = formats
@@ -95,6 +115,4 @@ class Both(lit.formats.TestFormat):
                 yield t
 
     def execute(self, test, litConfig):
-        kind = test.path_in_suite[1] if len(test.path_in_suite) > 1 else ""
-        fmt = self.formats[1] if kind == "fusion" else self.formats[0]
-        return fmt.execute(test, litConfig)
+        return self.formats[test.lstm_opt_format].execute(test, litConfig)

@@ -3,6 +3,8 @@
 #ifndef LSTM_OPT_CONVERSION_PASSES_H
 #define LSTM_OPT_CONVERSION_PASSES_H
 
+#include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
+#include "lstm-opt/Conversion/ONNXToLinalg/ONNXToLinalg.h"
 #include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
 
 namespace lstm_opt {

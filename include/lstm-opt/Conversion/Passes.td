@@ -19,4 +19,63 @@ def ConvertRNNToONNXPass : Pass<"convert-rnn-to-onnx", "mlir::ModuleOp"> {
   let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
 }
 
+def ConvertONNXToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower the remaining onnx ops to linalg on tensors, tensor, arith and math";
+  let description = [{
+    Lowers the onnx ops a model keeps around its recognised layers (constants
+    and initializers, shape arithmetic, Reshape/Squeeze/Unsqueeze/Flatten,
+    Transpose, Slice, Concat, Split, Gather, Expand, Cast, elementwise math,
+    MatMul/Gemm, Softmax/LogSoftmax, Clip) to upstream dialects at the tensor
+    level, ready for one-shot bufferization. Shapes must be static; integer
+    shape inputs must be compile-time constants (constant shape arithmetic
+    is folded). `rnn` ops, the function signatures and returns are left
+    alone. Any other op (`onnx.node`, `onnx.LSTM`, ...) is an error naming
+    the ONNX node. See docs/passes/convert-onnx-to-linalg.md.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
+def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
+  let summary = "Lower rnn layers to generated CPU kernels (hoisted GEMM + fused step)";
+  let description = [{
+    Each `rnn.sequence` (or `rnn.input_projection` + `rnn.recurrence` pair)
+    becomes a call to a generated function on memrefs: per direction one
+    hoisted input GEMM over all `T*B` rows, then per time step one recurrent
+    GEMM fused with all of the cell's pointwise math (biases, activations,
+    clip, cell and hidden update, sequence lengths). Weights are packed at
+    compile time into `memref.global` constants in the kernel's layout
+    `[D][H/16][K][G][16]`; the 16-wide hidden blocks are split across
+    threads (`scf.parallel`). See docs/passes/convert-rnn-to-cpu.md.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect"];
+  let options = [
+    Option<"batchTile", "batch-tile", "int64_t", /*default=*/"4",
+           "Batch rows per register tile of the recurrent GEMM (1..8)">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t",
+           /*default=*/"131072",
+           "Split a loop over hidden blocks across threads (scf.parallel) "
+           "only when it does at least this many FMAs">,
+  ];
+}
+
+def CPUApproximateMathPass : Pass<"cpu-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Replace exp/tanh/log/... by MLIR's polynomial approximations";
+  let description = [{
+    Rewrites scalar and vector `math` ops (exp, tanh, log, log1p, erf, ...)
+    on f32 into MLIR's polynomial approximations, so that the generated
+    kernels' activations stay vectorised instead of becoming libm calls.
+    Part of the CPU pipeline, after convert-rnn-to-cpu.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect"];
+}
+
 #endif // LSTM_OPT_CONVERSION_PASSES_TD

@@ -1,0 +1,26 @@
+//===- RNNToCPU.h - rnn -> generated CPU kernels ----------------*- C++ -*-===//
+
+#ifndef LSTM_OPT_CONVERSION_RNNTOCPU_RNNTOCPU_H
+#define LSTM_OPT_CONVERSION_RNNTOCPU_RNNTOCPU_H
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace lstm_opt {
+
+#define GEN_PASS_DECL_CONVERTRNNTOCPUPASS
+#define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+
+} // namespace lstm_opt
+
+#endif // LSTM_OPT_CONVERSION_RNNTOCPU_RNNTOCPU_H

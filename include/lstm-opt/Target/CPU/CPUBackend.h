@@ -1,0 +1,103 @@
+//===- CPUBackend.h - compile a model for this CPU --------------*- C++ -*-===//
+//
+// The CPU target: the pass pipeline from the onnx/rnn dialects down to the
+// LLVM dialect, execution through MLIR's ExecutionEngine (JIT), and AOT
+// output (object file or shared library with a C header).
+//
+// Calling convention of the compiled model (docs/RuntimeABI.md): one entry
+// `lstm_opt_model` with every graph input and then every graph output as a
+// strided memref descriptor, through MLIR's C interface
+// `_mlir_ciface_lstm_opt_model(desc *in..., desc *out...)`. All shapes are
+// static: a model is compiled for the input shapes it will run with.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_TARGET_CPU_CPUBACKEND_H
+#define LSTM_OPT_TARGET_CPU_CPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace lstm_opt::cpu {
+
+struct CPUOptions {
+  /// Threads the hidden blocks of each layer are split across (OpenMP);
+  /// 1 = sequential code with no OpenMP runtime.
+  unsigned threads = 1;
+  /// Batch rows per register tile of the generated GEMMs.
+  int64_t batchTile = 4;
+  /// Run recognition first (rnn-recognize-cells, roll, pair); off when the
+  /// input already holds rnn layers.
+  bool recognize = true;
+};
+
+/// The entry point's name in the compiled code.
+constexpr const char *kEntryName = "lstm_opt_model";
+
+/// One graph input or output of a compiled model.
+struct TensorSig {
+  std::string name;
+  std::string dtype; // numpy name: float32, int64, ...
+  std::vector<int64_t> shape;
+  size_t elementSize() const;
+  int64_t numElements() const;
+};
+
+struct ModelSignature {
+  std::vector<TensorSig> inputs, outputs;
+};
+
+/// The passes from an imported model to the LLVM dialect.
+void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
+
+/// Checks the module has one graph function with static shapes, records its
+/// signature, renames it to `kEntryName` and lowers everything to the LLVM
+/// dialect. Diagnostics go to the context's handler.
+mlir::FailureOr<ModelSignature> lowerToLLVMDialect(mlir::ModuleOp module,
+                                                   const CPUOptions &options);
+
+/// Writes an object file for this host's CPU.
+mlir::LogicalResult emitObjectFile(mlir::ModuleOp llvmModule,
+                                   llvm::StringRef path);
+/// Writes a shared library (object linked by the system compiler driver)
+/// and, next to it, the C header `<stem>.h` (see cHeader).
+mlir::LogicalResult emitSharedLibrary(mlir::ModuleOp llvmModule,
+                                      const ModelSignature &sig,
+                                      const CPUOptions &options,
+                                      llvm::StringRef path);
+/// The C header declaring the entry point of `sig`.
+std::string cHeader(const ModelSignature &sig);
+
+/// A model compiled in memory.
+class JITModel {
+public:
+  static llvm::Expected<std::unique_ptr<JITModel>>
+  create(mlir::ModuleOp llvmModule, ModelSignature sig,
+         const CPUOptions &options);
+  ~JITModel();
+
+  const ModelSignature &signature() const { return sig; }
+  /// Runs once; `inputs`/`outputs` are contiguous buffers in signature
+  /// order with the signature's shapes.
+  llvm::Error run(llvm::ArrayRef<const void *> inputs,
+                  llvm::ArrayRef<void *> outputs);
+
+private:
+  JITModel() = default;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  ModelSignature sig;
+  void (*entry)(void **) = nullptr;
+};
+
+} // namespace lstm_opt::cpu
+
+#endif // LSTM_OPT_TARGET_CPU_CPUBACKEND_H

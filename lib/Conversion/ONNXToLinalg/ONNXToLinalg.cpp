@@ -1,0 +1,1613 @@
+//===- ONNXToLinalg.cpp - onnx -> linalg on tensors -----------------------===//
+//
+// Lowers the onnx ops that surround the recognised layers to upstream MLIR at
+// the tensor level, for the CPU backend (which then bufferizes and lowers to
+// LLVM):
+//
+//  * constants (initializers, Constant, ConstantOfShape, Shape) become
+//    arith.constant;
+//  * reshapes (Reshape, Squeeze, Unsqueeze, Flatten) become
+//    tensor.collapse_shape / tensor.expand_shape;
+//  * Slice/Split become tensor.extract_slice (a negative step a linalg.generic
+//    with a decreasing affine index), Concat tensor.concat, Transpose
+//    linalg.transpose;
+//  * elementwise ops, Cast, Expand, Gather and Softmax become linalg.generic
+//    (numpy broadcasting through the indexing maps; Gather reads the data
+//    with tensor.extract at a normalised and clamped index);
+//  * MatMul/Gemm become linalg.matmul / linalg.batch_matmul, or a
+//    linalg.generic contraction for broadcast batches.
+//
+// The ops are lowered one at a time in block order. Each lowering computes
+// its result shape from its (static) operands, so a result the importer's
+// shape inference left dynamic comes out static; uses by onnx and rnn ops
+// take the static value, other uses (func.return) a tensor.cast back to the
+// declared type. Integer results that are compile-time constants (the shape
+// arithmetic exporters emit: Shape -> Gather -> Concat -> Reshape) are
+// folded to arith.constant, so the ops that need a constant shape read one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Conversion/ONNXToLinalg/ONNXToLinalg.h"
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <numeric>
+
+namespace lstm_opt {
+#define GEN_PASS_DEF_CONVERTONNXTOLINALGPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+} // namespace lstm_opt
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace {
+
+using Shape = SmallVector<int64_t>;
+/// Lowered values for an op's results, one per result (null: a `none`
+/// result, which must be unused).
+using Results = SmallVector<Value>;
+using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// Integer results with at most this many elements are folded to constants
+/// when their values are known at compile time.
+constexpr int64_t kMaxFoldedElements = 4096;
+
+int64_t getNumElements(ArrayRef<int64_t> shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+Type elementTypeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+bool isSignlessInt(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.isSignless();
+}
+
+/// The ONNX node an op comes from: the first NameLoc of its location (as
+/// the importer sets it), else its first output name, else "<unnamed>".
+std::string getNodeName(Operation *op) {
+  std::string name;
+  op->getLoc()->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!name.empty())
+    return name;
+  if (auto names = op->getAttrOfType<ArrayAttr>(onnx::attrs::kOutputNames))
+    for (Attribute a : names)
+      if (auto s = dyn_cast<StringAttr>(a); s && !s.getValue().empty())
+        return s.str();
+  return "<unnamed>";
+}
+
+/// A scalar constant of a float or signless integer type.
+Value createScalar(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, (int64_t)value));
+}
+
+/// An integer tensor constant; i1 values are x != 0.
+Value createIntTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                      ArrayRef<int64_t> values) {
+  unsigned width = type.getElementTypeBitWidth();
+  SmallVector<APInt> ints;
+  for (int64_t v : values)
+    ints.push_back(width == 1 ? APInt(1, v != 0)
+                              : APInt(width, (uint64_t)v, /*isSigned=*/true,
+                                      /*implicitTrunc=*/true));
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, ints));
+}
+
+/// The result shape of numpy broadcasting, or failure.
+FailureOr<Shape> broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (ArrayRef<int64_t> s : shapes) {
+    size_t off = rank - s.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t &o = out[off + i];
+      if (s[i] == o || s[i] == 1)
+        continue;
+      if (o != 1)
+        return failure();
+      o = s[i];
+    }
+  }
+  return out;
+}
+
+/// Maps the loops of a `rank`-d iteration space to the dimensions of an
+/// operand of shape `shape`, aligned to the right (numpy): a size-1 dimension
+/// where the loop is longer reads index 0.
+AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> loopShape,
+                          ArrayRef<int64_t> shape) {
+  int64_t rank = loopShape.size(), off = rank - shape.size();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t i = 0, e = shape.size(); i < e; ++i)
+    exprs.push_back(shape[i] == 1 && loopShape[off + i] != 1
+                        ? getAffineConstantExpr(0, ctx)
+                        : getAffineDimExpr(off + i, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// The map from a `rank`-d iteration space to the loops not in `reduced`.
+AffineMap getProjectionMap(MLIRContext *ctx, ArrayRef<bool> reduced) {
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, r] : llvm::enumerate(reduced))
+    if (!r)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+  return AffineMap::get(reduced.size(), 0, exprs, ctx);
+}
+
+/// Normalises an axis in [-rank, rank) to [0, rank).
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// One dimension of an ONNX Slice after clamping: elements
+/// start, start + step, ... (size of them).
+struct SliceDim {
+  int64_t start = 0, size = 0, step = 1;
+};
+
+/// Converts scalar `x` of type `from` to `to` (ONNX Cast semantics for
+/// float and signless integer types; bool is i1).
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to) {
+  if (from == to)
+    return x;
+  auto fi = dyn_cast<IntegerType>(from), ti = dyn_cast<IntegerType>(to);
+  auto ff = dyn_cast<FloatType>(from), tf = dyn_cast<FloatType>(to);
+  if (ff && tf) {
+    if (ff.getWidth() < tf.getWidth())
+      return arith::ExtFOp::create(b, loc, tf, x);
+    if (ff.getWidth() > tf.getWidth())
+      return arith::TruncFOp::create(b, loc, tf, x);
+    // Same width (f16 <-> bf16): through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+    return arith::TruncFOp::create(b, loc, tf, wide);
+  }
+  if (fi && ti) {
+    if (ti.getWidth() == 1)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                   createScalar(b, loc, from, 0));
+    if (fi.getWidth() < ti.getWidth())
+      return fi.getWidth() == 1 ? (Value)arith::ExtUIOp::create(b, loc, ti, x)
+                                : (Value)arith::ExtSIOp::create(b, loc, ti, x);
+    return arith::TruncIOp::create(b, loc, ti, x);
+  }
+  if (fi && tf)
+    return fi.getWidth() == 1 ? (Value)arith::UIToFPOp::create(b, loc, tf, x)
+                              : (Value)arith::SIToFPOp::create(b, loc, tf, x);
+  // float -> int
+  if (ti.getWidth() == 1)
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                 createScalar(b, loc, from, 0));
+  return arith::FPToSIOp::create(b, loc, ti, x);
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering of one function
+//===----------------------------------------------------------------------===//
+
+class FunctionLowering {
+public:
+  explicit FunctionLowering(func::FuncOp func)
+      : func(func), ctx(func.getContext()), b(func.getContext()),
+        opset(onnx::getDefaultOpset(func)) {}
+
+  LogicalResult run();
+
+private:
+  /// "convert-onnx-to-linalg: node 'NAME' (OpType): " on `op`.
+  InFlightDiagnostic error(Operation *op);
+  StringRef opTypeOf(Operation *op);
+
+  LogicalResult lowerOp(Operation *op);
+  FailureOr<Results> lowerResults(Operation *op);
+  LogicalResult replaceResult(Operation *op, Value oldValue, Value newValue);
+  Value foldIntResult(Operation *op, Value result, Value lowered);
+
+  // Building blocks.
+  Value empty(Location loc, ArrayRef<int64_t> shape, Type elemType) {
+    return tensor::EmptyOp::create(b, loc, shape, elemType);
+  }
+  Value filled(Location loc, ArrayRef<int64_t> shape, Type elemType,
+               Value scalar);
+  Value elementwise(Location loc, ArrayRef<int64_t> shape, Type elemType,
+                    ValueRange inputs, BodyFn body);
+  Value reduce(Location loc, Value input, ArrayRef<bool> reduced, Value init,
+               BodyFn combine);
+  Value reshape(Location loc, Value input, ArrayRef<int64_t> shape);
+  Value matmul2D(Location loc, Value lhs, Value rhs, Value init, bool transA,
+                 bool transB);
+
+  FailureOr<SmallVector<int64_t>> constantInts(Operation *op, Value v,
+                                               StringRef what);
+  FailureOr<SmallVector<int64_t>>
+  readAxes(Operation *op, Value input, std::optional<ArrayRef<int64_t>> attr,
+           StringRef what);
+  LogicalResult requireArithmetic(Operation *op, Type elemType,
+                                  bool floatOnly = false);
+
+  // Op lowerings: each returns the new value of every result.
+  FailureOr<Results> lower(onnx::InitializerOp op);
+  FailureOr<Results> lower(onnx::ConstantOp op);
+  FailureOr<Results> lower(onnx::ConstantOfShapeOp op);
+  FailureOr<Results> lower(onnx::ShapeOp op);
+  FailureOr<Results> lower(onnx::CastOp op);
+  FailureOr<Results> lowerReshapeLike(Operation *op, Value data,
+                                      ArrayRef<int64_t> shape);
+  FailureOr<Results> lower(onnx::ReshapeOp op);
+  FailureOr<Results> lower(onnx::SqueezeOp op);
+  FailureOr<Results> lower(onnx::UnsqueezeOp op);
+  FailureOr<Results> lowerFlatten(onnx::NodeOp op);
+  FailureOr<Results> lower(onnx::TransposeOp op);
+  FailureOr<SmallVector<SliceDim>> computeSlice(onnx::SliceOp op);
+  FailureOr<Results> lower(onnx::SliceOp op);
+  FailureOr<Results> lower(onnx::ConcatOp op);
+  FailureOr<Results> lower(onnx::SplitOp op);
+  FailureOr<Results> lower(onnx::GatherOp op);
+  FailureOr<Results> lower(onnx::ExpandOp op);
+  FailureOr<Results> lower(onnx::MatMulOp op);
+  FailureOr<Results> lower(onnx::GemmOp op);
+  FailureOr<Results> lowerBinary(Operation *op);
+  FailureOr<Results> lowerUnary(Operation *op, StringRef opType);
+  FailureOr<Results> lower(onnx::ClipOp op);
+  FailureOr<Results> lowerSoftmax(Operation *op, std::optional<int64_t> axis,
+                                  bool log);
+
+  func::FuncOp func;
+  MLIRContext *ctx;
+  OpBuilder b;
+  int64_t opset;
+  /// Ops that failed to lower; their users are skipped without a second
+  /// error.
+  llvm::DenseSet<Operation *> failedOps;
+};
+
+InFlightDiagnostic FunctionLowering::error(Operation *op) {
+  std::string name = getNodeName(op);
+  return op->emitError() << "convert-onnx-to-linalg: node '" << name << "' ("
+                         << opTypeOf(op) << "): ";
+}
+
+StringRef FunctionLowering::opTypeOf(Operation *op) {
+  StringRef type = onnx::getOnnxOpType(op);
+  return type.empty() ? op->getName().getStringRef() : type;
+}
+
+FailureOr<SmallVector<int64_t>>
+FunctionLowering::constantInts(Operation *op, Value v, StringRef what) {
+  if (auto values = onnx::getConstantInts(v))
+    return *values;
+  return error(op) << "'" << what
+                   << "' is not a compile-time constant (the CPU backend "
+                      "needs static shapes)";
+}
+
+/// Axes from an attribute or an input (none: absent, an empty list).
+FailureOr<SmallVector<int64_t>>
+FunctionLowering::readAxes(Operation *op, Value input,
+                           std::optional<ArrayRef<int64_t>> attr,
+                           StringRef what) {
+  if (attr)
+    return SmallVector<int64_t>(attr->begin(), attr->end());
+  if (isa<NoneType>(input.getType()))
+    return SmallVector<int64_t>();
+  return constantInts(op, input, what);
+}
+
+LogicalResult FunctionLowering::requireArithmetic(Operation *op, Type elemType,
+                                                  bool floatOnly) {
+  if (isa<FloatType>(elemType) || (!floatOnly && isSignlessInt(elemType)))
+    return success();
+  return error(op) << "element type " << elemType
+                   << " is not supported (expected "
+                   << (floatOnly ? "a float type"
+                                 : "a float or signless integer type")
+                   << ")";
+}
+
+Value FunctionLowering::filled(Location loc, ArrayRef<int64_t> shape,
+                               Type elemType, Value scalar) {
+  Value init = empty(loc, shape, elemType);
+  return linalg::FillOp::create(b, loc, scalar, init).getResult(0);
+}
+
+Value FunctionLowering::elementwise(Location loc, ArrayRef<int64_t> shape,
+                                    Type elemType, ValueRange inputs,
+                                    BodyFn body) {
+  Value init = empty(loc, shape, elemType);
+  if (getNumElements(shape) == 0)
+    return init;
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(getBroadcastMap(ctx, shape, shapeOf(in)));
+  maps.push_back(b.getMultiDimIdentityMap(shape.size()));
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+/// Reduces `input` over the dimensions marked in `reduced` into `init`
+/// (shaped like the kept dimensions); `combine(element, accumulator)`.
+Value FunctionLowering::reduce(Location loc, Value input,
+                               ArrayRef<bool> reduced, Value init,
+                               BodyFn combine) {
+  int64_t rank = reduced.size();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 getProjectionMap(ctx, reduced)};
+  SmallVector<utils::IteratorType> iterators;
+  for (bool r : reduced)
+    iterators.push_back(r ? utils::IteratorType::reduction
+                          : utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+/// Reshapes a static tensor (same number of elements) with
+/// collapse_shape/expand_shape: directly when one shape refines the other,
+/// else through a 1-D tensor.
+Value FunctionLowering::reshape(Location loc, Value input,
+                                ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> from = type.getShape();
+  if (from == shape)
+    return input;
+  auto target = RankedTensorType::get(shape, type.getElementType());
+  if (shape.size() < from.size())
+    if (auto re = getReassociationIndicesForCollapse(from, shape))
+      return tensor::CollapseShapeOp::create(b, loc, target, input, *re);
+  if (shape.size() > from.size())
+    if (auto re = getReassociationIndicesForCollapse(shape, from))
+      return tensor::ExpandShapeOp::create(b, loc, target, input, *re);
+  int64_t n = getNumElements(from);
+  auto flatType = RankedTensorType::get({n}, type.getElementType());
+  auto all = [](int64_t rank) {
+    ReassociationIndices group;
+    for (int64_t i = 0; i < rank; ++i)
+      group.push_back(i);
+    return group;
+  };
+  SmallVector<ReassociationIndices> toFlat, fromFlat;
+  if (!from.empty())
+    toFlat.push_back(all(from.size()));
+  if (!shape.empty())
+    fromFlat.push_back(all(shape.size()));
+  Value flat = from.empty()
+                   ? (Value)tensor::ExpandShapeOp::create(b, loc, flatType,
+                                                          input, toFlat)
+                   : (Value)tensor::CollapseShapeOp::create(b, loc, flatType,
+                                                            input, toFlat);
+  if (shape.empty())
+    return tensor::CollapseShapeOp::create(b, loc, target, flat, fromFlat);
+  return tensor::ExpandShapeOp::create(b, loc, target, flat, fromFlat);
+}
+
+/// linalg.matmul accumulating lhs * rhs into `init` ([M, N]); transposed
+/// operands through the op's indexing maps.
+Value FunctionLowering::matmul2D(Location loc, Value lhs, Value rhs, Value init,
+                                 bool transA, bool transB) {
+  auto mm = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                     ValueRange{lhs, rhs}, ValueRange{init});
+  if (transA || transB) {
+    AffineExpr m = b.getAffineDimExpr(0), n = b.getAffineDimExpr(1),
+               k = b.getAffineDimExpr(2);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(3, 0,
+                       transA ? ArrayRef<AffineExpr>{k, m}
+                              : ArrayRef<AffineExpr>{m, k},
+                       ctx),
+        AffineMap::get(3, 0,
+                       transB ? ArrayRef<AffineExpr>{n, k}
+                              : ArrayRef<AffineExpr>{k, n},
+                       ctx),
+        AffineMap::get(3, 0, {m, n}, ctx)};
+    mm.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+  }
+  return mm.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and shapes
+//===----------------------------------------------------------------------===//
+
+/// A rank-0 dense_resource constant as a plain dense attribute:
+/// finalize-memref-to-llvm cannot lower a rank-0 memref.global holding a
+/// dense_resource (LLVM 22 aborts). Other attributes are returned unchanged.
+ElementsAttr inlineScalarResource(ElementsAttr attr) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!resource || !type || type.getRank() != 0)
+    return attr;
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return attr;
+  ArrayRef<char> data = blob->getData();
+  if (type.getElementType().isInteger(1))
+    return data.size() == 1 ? DenseElementsAttr::get(type, data[0] != 0) : attr;
+  if (data.size() * 8 != type.getElementTypeBitWidth())
+    return attr;
+  return DenseElementsAttr::getFromRawBuffer(type, data);
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::InitializerOp op) {
+  if (!isa<FloatType, IntegerType>(op.getValue().getElementType()))
+    return error(op) << "element type " << op.getValue().getElementType()
+                     << " cannot be a constant of the CPU backend";
+  auto value = cast<TypedAttr>(inlineScalarResource(op.getValue()));
+  return Results{arith::ConstantOp::create(b, op.getLoc(), value)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ConstantOp op) {
+  Location loc = op.getLoc();
+  Attribute value;
+  if (auto v = op.getValue())
+    value = *v;
+  else if (auto f = op.getValueFloat())
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                   b.getF32FloatAttr(f->convertToFloat()));
+  else if (auto fs = op.getValueFloats())
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)fs->size()}, b.getF32Type()), *fs);
+  else if (auto i = op.getValueInt())
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                   b.getI64IntegerAttr(*i));
+  else if (auto is = op.getValueInts())
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)is->size()}, b.getI64Type()), *is);
+  auto elements = dyn_cast_or_null<ElementsAttr>(value);
+  if (!elements || !isa<FloatType, IntegerType>(elements.getElementType()))
+    return error(op) << "only numeric constants are supported";
+  return Results{arith::ConstantOp::create(
+      b, loc, cast<TypedAttr>(inlineScalarResource(elements)))};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ConstantOfShapeOp op) {
+  auto dims = constantInts(op, op.getInput(), "input");
+  if (failed(dims))
+    return failure();
+  if (llvm::any_of(*dims, [](int64_t d) { return d < 0; }))
+    return error(op) << "negative dimension in the shape";
+  Attribute scalar = b.getF32FloatAttr(0.0f);
+  Type elemType = b.getF32Type();
+  if (auto value = op.getValue()) {
+    elemType = value->getElementType();
+    if (auto dense = dyn_cast<DenseElementsAttr>(*value)) {
+      scalar = *dense.value_begin<Attribute>();
+    } else if (auto f = onnx::getConstantF32(*value)) {
+      scalar = b.getF32FloatAttr(f->values[0]);
+    } else if (auto i = onnx::getConstantInts(*value)) {
+      scalar = b.getIntegerAttr(elemType, (*i)[0]);
+    } else {
+      return error(op) << "cannot read 'value'";
+    }
+  }
+  if (!isa<FloatType, IntegerType>(elemType))
+    return error(op) << "element type " << elemType << " is not supported";
+  auto type = RankedTensorType::get(*dims, elemType);
+  return Results{arith::ConstantOp::create(
+      b, op.getLoc(), DenseElementsAttr::get(type, scalar))};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ShapeOp op) {
+  ArrayRef<int64_t> shape = shapeOf(op.getData());
+  int64_t rank = shape.size();
+  int64_t start = op.getStart() ? *op.getStart() : 0;
+  int64_t end = op.getEnd() ? *op.getEnd() : rank;
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  SmallVector<int64_t> dims(shape.begin() + start, shape.begin() + end);
+  auto type = RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
+  return Results{createIntTensor(b, op.getLoc(), type, dims)};
+}
+
+//===----------------------------------------------------------------------===//
+// Reshapes and data movement
+//===----------------------------------------------------------------------===//
+
+FailureOr<Results> FunctionLowering::lowerReshapeLike(Operation *op, Value data,
+                                                      ArrayRef<int64_t> shape) {
+  if (getNumElements(shape) != getNumElements(shapeOf(data)))
+    return error(op) << "cannot reshape " << data.getType() << " to "
+                     << RankedTensorType::get(shape, elementTypeOf(data));
+  // Integer shape arithmetic stays a constant.
+  if (isSignlessInt(elementTypeOf(data)) &&
+      getNumElements(shape) <= kMaxFoldedElements)
+    if (auto values = onnx::getConstantInts(data))
+      if ((int64_t)values->size() == getNumElements(shape))
+        return Results{createIntTensor(
+            b, op->getLoc(), RankedTensorType::get(shape, elementTypeOf(data)),
+            *values)};
+  return Results{reshape(op->getLoc(), data, shape)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ReshapeOp op) {
+  auto target = constantInts(op, op.getShape(), "shape");
+  if (failed(target))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(op.getData());
+  Shape shape;
+  int64_t inferred = -1, known = 1;
+  for (auto [i, d] : llvm::enumerate(*target)) {
+    if (d == 0 && !op.getAllowzero()) {
+      if (i >= in.size())
+        return error(op) << "shape entry " << i
+                         << " is 0 (copy) but the input has rank " << in.size();
+      d = in[i];
+    } else if (d == -1) {
+      if (inferred >= 0)
+        return error(op) << "more than one -1 in the shape";
+      inferred = i;
+      shape.push_back(1);
+      continue;
+    } else if (d < 0) {
+      return error(op) << "invalid shape entry " << d;
+    }
+    shape.push_back(d);
+    known *= d;
+  }
+  if (inferred >= 0) {
+    int64_t n = getNumElements(in);
+    if (known == 0 || n % known != 0)
+      return error(op) << "cannot infer the -1 dimension reshaping "
+                       << op.getData().getType();
+    shape[inferred] = n / known;
+  }
+  return lowerReshapeLike(op, op.getData(), shape);
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::SqueezeOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getData());
+  int64_t rank = in.size();
+  auto axes = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
+  if (failed(axes))
+    return failure();
+  SmallVector<bool> drop(rank, false);
+  if (axes->empty()) {
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = in[i] == 1;
+  }
+  for (int64_t a : *axes) {
+    auto axis = normalizeAxis(a, rank);
+    if (!axis)
+      return error(op) << "axis " << a << " is out of range for rank " << rank;
+    if (in[*axis] != 1)
+      return error(op) << "cannot squeeze dimension " << *axis << " of size "
+                       << in[*axis];
+    drop[*axis] = true;
+  }
+  Shape shape;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      shape.push_back(in[i]);
+  return lowerReshapeLike(op, op.getData(), shape);
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::UnsqueezeOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getData());
+  auto axes = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
+  if (failed(axes))
+    return failure();
+  int64_t rank = in.size() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : *axes) {
+    auto axis = normalizeAxis(a, rank);
+    if (!axis || inserted[*axis])
+      return error(op) << "invalid axes for output rank " << rank;
+    inserted[*axis] = true;
+  }
+  Shape shape;
+  for (int64_t i = 0, j = 0; i < rank; ++i)
+    shape.push_back(inserted[i] ? 1 : in[j++]);
+  return lowerReshapeLike(op, op.getData(), shape);
+}
+
+FailureOr<Results> FunctionLowering::lowerFlatten(onnx::NodeOp op) {
+  Value data = op.getInputs()[0];
+  ArrayRef<int64_t> in = shapeOf(data);
+  int64_t rank = in.size(), axis = 1;
+  if (auto attrs = op.getAttrs())
+    if (auto a = attrs->getAs<IntegerAttr>("axis"))
+      axis = a.getInt();
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return error(op) << "axis is out of range for rank " << rank;
+  Shape shape = {getNumElements(in.take_front(axis)),
+                 getNumElements(in.drop_front(axis))};
+  return lowerReshapeLike(op, data, shape);
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::TransposeOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getData());
+  int64_t rank = in.size();
+  SmallVector<int64_t> perm;
+  if (auto p = op.getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t i = rank - 1; i >= 0; --i)
+      perm.push_back(i);
+  if ((int64_t)perm.size() != rank)
+    return error(op) << "perm has " << perm.size() << " entries for rank "
+                     << rank;
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    return Results{op.getData()};
+  Shape shape;
+  for (int64_t p : perm)
+    shape.push_back(in[p]);
+  Location loc = op.getLoc();
+  Value init = empty(loc, shape, elementTypeOf(op.getData()));
+  if (getNumElements(shape) == 0)
+    return Results{init};
+  auto t = linalg::TransposeOp::create(b, loc, op.getData(), init, perm);
+  return Results{t.getResult()[0]};
+}
+
+FailureOr<SmallVector<SliceDim>>
+FunctionLowering::computeSlice(onnx::SliceOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getData());
+  int64_t rank = in.size();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (op.getStartsAttr()) {
+    starts.assign(op.getStartsAttr()->begin(), op.getStartsAttr()->end());
+    ends.assign(op.getEndsAttr()->begin(), op.getEndsAttr()->end());
+  } else {
+    auto s = constantInts(op, op.getStarts(), "starts");
+    if (failed(s))
+      return failure();
+    auto e = constantInts(op, op.getEnds(), "ends");
+    if (failed(e))
+      return failure();
+    starts = *s;
+    ends = *e;
+  }
+  auto a = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
+  if (failed(a))
+    return failure();
+  axes = *a;
+  if (axes.empty())
+    for (int64_t i = 0, e = starts.size(); i < e; ++i)
+      axes.push_back(i);
+  if (!isa<NoneType>(op.getSteps().getType())) {
+    auto s = constantInts(op, op.getSteps(), "steps");
+    if (failed(s))
+      return failure();
+    steps = *s;
+  } else {
+    steps.assign(starts.size(), 1);
+  }
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return error(op) << "starts, ends, axes and steps differ in length";
+
+  SmallVector<SliceDim> dims;
+  for (int64_t d : in)
+    dims.push_back({0, d, 1});
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto axis = normalizeAxis(axes[i], rank);
+    if (!axis || seen[*axis])
+      return error(op) << "invalid or repeated axis " << axes[i];
+    seen[*axis] = true;
+    int64_t dim = in[*axis], step = steps[i];
+    if (step == 0)
+      return error(op) << "step 0";
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    int64_t size = 0;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      size = end > start ? (end - start + step - 1) / step : 0;
+    } else if (dim > 0) {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      size = start > end ? (start - end - step - 1) / -step : 0;
+    }
+    dims[*axis] = {size ? start : 0, size, step};
+  }
+  return dims;
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
+  auto dims = computeSlice(op);
+  if (failed(dims))
+    return failure();
+  Location loc = op.getLoc();
+  Value data = op.getData();
+  Type elemType = elementTypeOf(data);
+  ArrayRef<int64_t> in = shapeOf(data);
+  Shape shape;
+  for (const SliceDim &d : *dims)
+    shape.push_back(d.size);
+  if (getNumElements(shape) == 0)
+    return Results{empty(loc, shape, elemType)};
+
+  // Integer shape arithmetic stays a constant.
+  if (isSignlessInt(elemType) && getNumElements(shape) <= kMaxFoldedElements)
+    if (auto values = onnx::getConstantInts(data);
+        values && (int64_t)values->size() == getNumElements(in)) {
+      SmallVector<int64_t> out, index(shape.size(), 0);
+      for (int64_t n = 0, e = getNumElements(shape); n < e; ++n) {
+        int64_t linear = 0;
+        for (size_t k = 0; k < shape.size(); ++k)
+          linear =
+              linear * in[k] + (*dims)[k].start + index[k] * (*dims)[k].step;
+        out.push_back((*values)[linear]);
+        for (int64_t k = shape.size() - 1; k >= 0; --k) {
+          if (++index[k] < shape[k])
+            break;
+          index[k] = 0;
+        }
+      }
+      return Results{
+          createIntTensor(b, loc, RankedTensorType::get(shape, elemType), out)};
+    }
+
+  if (llvm::all_of(*dims, [](const SliceDim &d) { return d.step > 0; })) {
+    if (shape == in)
+      return Results{data};
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (const SliceDim &d : *dims) {
+      offsets.push_back(b.getIndexAttr(d.start));
+      sizes.push_back(b.getIndexAttr(d.size));
+      strides.push_back(b.getIndexAttr(d.step));
+    }
+    return Results{
+        tensor::ExtractSliceOp::create(b, loc, data, offsets, sizes, strides)};
+  }
+  // A negative step reads start + step * i: a decreasing affine index.
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, d] : llvm::enumerate(*dims))
+    exprs.push_back(b.getAffineDimExpr(i) * d.step + d.start);
+  SmallVector<AffineMap> maps = {AffineMap::get(shape.size(), 0, exprs, ctx),
+                                 b.getMultiDimIdentityMap(shape.size())};
+  SmallVector<utils::IteratorType> iterators(shape.size(),
+                                             utils::IteratorType::parallel);
+  Value init = empty(loc, shape, elemType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{data}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, args[0]);
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ConcatOp op) {
+  ValueRange inputs = op.getInputs();
+  int64_t rank = shapeOf(inputs[0]).size();
+  auto axis = normalizeAxis(op.getAxis(), rank);
+  if (!axis)
+    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
+                     << rank;
+  Shape shape(shapeOf(inputs[0]));
+  shape[*axis] = 0;
+  SmallVector<Value> parts;
+  for (Value in : inputs) {
+    ArrayRef<int64_t> s = shapeOf(in);
+    if ((int64_t)s.size() != rank)
+      return error(op) << "inputs differ in rank";
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *axis && s[d] != shape[d])
+        return error(op) << "inputs differ in dimension " << d;
+    shape[*axis] += s[*axis];
+    if (s[*axis] != 0)
+      parts.push_back(in);
+  }
+  Location loc = op.getLoc();
+  if (parts.empty())
+    return Results{empty(loc, shape, elementTypeOf(inputs[0]))};
+  if (parts.size() == 1)
+    return Results{parts[0]};
+  return Results{tensor::ConcatOp::create(b, loc, *axis, parts)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::SplitOp op) {
+  Value data = op.getInput();
+  ArrayRef<int64_t> in = shapeOf(data);
+  int64_t rank = in.size(), n = op.getNumResults();
+  auto axis = normalizeAxis(op.getAxis(), rank);
+  if (!axis)
+    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
+                     << rank;
+  int64_t dim = in[*axis];
+  SmallVector<int64_t> sizes;
+  if (auto attr = op.getSplitAttr()) {
+    sizes.assign(attr->begin(), attr->end());
+  } else if (!isa<NoneType>(op.getSplit().getType())) {
+    auto s = constantInts(op, op.getSplit(), "split");
+    if (failed(s))
+      return failure();
+    sizes = *s;
+  } else {
+    // Equal parts; with num_outputs (opset 18) the last may be smaller.
+    int64_t part = (dim + n - 1) / n;
+    if (!op.getNumOutputs() && dim % n != 0)
+      return error(op) << "dimension " << dim << " does not split into " << n
+                       << " equal parts";
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
+  }
+  if ((int64_t)sizes.size() != n)
+    return error(op) << "'split' has " << sizes.size() << " sizes for " << n
+                     << " outputs";
+  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim ||
+      llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
+    return error(op) << "'split' sizes do not add up to " << dim;
+  Results results;
+  int64_t offset = 0;
+  for (int64_t size : sizes) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), lens,
+        strides(rank, b.getIndexAttr(1));
+    offsets[*axis] = b.getIndexAttr(offset);
+    for (int64_t d = 0; d < rank; ++d)
+      lens.push_back(b.getIndexAttr(d == *axis ? size : in[d]));
+    results.push_back(tensor::ExtractSliceOp::create(b, op.getLoc(), data,
+                                                     offsets, lens, strides));
+    offset += size;
+  }
+  return results;
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::GatherOp op) {
+  Value data = op.getData(), indices = op.getIndices();
+  ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices);
+  int64_t rank = ds.size(), q = is.size();
+  auto axisOr = normalizeAxis(op.getAxis(), rank);
+  if (!axisOr)
+    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
+                     << rank;
+  int64_t axis = *axisOr, dim = ds[axis];
+  Shape shape(ds.take_front(axis));
+  shape.append(is.begin(), is.end());
+  shape.append(ds.begin() + axis + 1, ds.end());
+  Location loc = op.getLoc();
+  Type elemType = elementTypeOf(data);
+  if (getNumElements(shape) == 0)
+    return Results{empty(loc, shape, elemType)};
+
+  // One constant index: a slice.
+  if (q == 0)
+    if (auto idx = onnx::getConstantInts(indices)) {
+      int64_t i = (*idx)[0];
+      if (i < -dim || i >= dim)
+        return error(op) << "index " << i << " is out of range for dimension "
+                         << axis << " of size " << dim;
+      if (i < 0)
+        i += dim;
+      SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+          strides(rank, b.getIndexAttr(1));
+      offsets[axis] = b.getIndexAttr(i);
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(b.getIndexAttr(d == axis ? 1 : ds[d]));
+      auto type = RankedTensorType::get(shape, elemType);
+      return Results{tensor::ExtractSliceOp::create(b, loc, type, data, offsets,
+                                                    sizes, strides)};
+    }
+
+  // out[i..., j..., k...] = data[i..., norm(indices[j...]), k...], where
+  // norm adds the dimension to a negative index and clamps to [0, dim).
+  int64_t outRank = shape.size();
+  SmallVector<AffineExpr> idxExprs;
+  for (int64_t j = 0; j < q; ++j)
+    idxExprs.push_back(b.getAffineDimExpr(axis + j));
+  SmallVector<AffineMap> maps = {AffineMap::get(outRank, 0, idxExprs, ctx),
+                                 b.getMultiDimIdentityMap(outRank)};
+  SmallVector<utils::IteratorType> iterators(outRank,
+                                             utils::IteratorType::parallel);
+  Value init = empty(loc, shape, elemType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{indices}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value i =
+            arith::IndexCastOp::create(nb, nloc, nb.getIndexType(), args[0]);
+        Value zero = arith::ConstantIndexOp::create(nb, nloc, 0);
+        Value size = arith::ConstantIndexOp::create(nb, nloc, dim);
+        Value last = arith::ConstantIndexOp::create(nb, nloc, dim - 1);
+        Value negative =
+            arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, i, zero);
+        Value wrapped = arith::AddIOp::create(nb, nloc, i, size);
+        i = arith::SelectOp::create(nb, nloc, negative, wrapped, i);
+        i = arith::MaxSIOp::create(nb, nloc, i, zero);
+        i = arith::MinSIOp::create(nb, nloc, i, last);
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < axis; ++d)
+          coords.push_back(linalg::IndexOp::create(nb, nloc, d));
+        coords.push_back(i);
+        for (int64_t d = axis + 1; d < rank; ++d)
+          coords.push_back(linalg::IndexOp::create(nb, nloc, d + q - 1));
+        Value v = tensor::ExtractOp::create(nb, nloc, data, coords);
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ExpandOp op) {
+  auto target = constantInts(op, op.getShape(), "shape");
+  if (failed(target))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  auto shape = broadcastShapes({in, *target});
+  if (failed(shape))
+    return error(op) << "cannot broadcast " << op.getInput().getType()
+                     << " to the shape [" << *target << "]";
+  if (*shape == in)
+    return Results{op.getInput()};
+  // A one-element constant (a zero state, say) becomes a splat constant.
+  Type elemType = elementTypeOf(op.getInput());
+  auto type = RankedTensorType::get(*shape, elemType);
+  if (getNumElements(in) == 1) {
+    if (auto f = onnx::getConstantF32(op.getInput()))
+      return Results{arith::ConstantOp::create(
+          b, op.getLoc(), DenseElementsAttr::get(type, f->values[0]))};
+    if (isSignlessInt(elemType))
+      if (auto i = onnx::getConstantInts(op.getInput()))
+        return Results{arith::ConstantOp::create(
+            b, op.getLoc(),
+            DenseElementsAttr::get(
+                type,
+                b.getIntegerAttr(elemType, elemType.isInteger(1) ? (*i)[0] != 0
+                                                                 : (*i)[0])))};
+  }
+  return Results{elementwise(
+      op.getLoc(), *shape, elementTypeOf(op.getInput()), op.getInput(),
+      [](OpBuilder &, Location, ValueRange args) { return args[0]; })};
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
+  Location loc = op.getLoc();
+  Value lhs = op.getA(), rhs = op.getB();
+  Type elemType = elementTypeOf(lhs);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  ArrayRef<int64_t> sa = shapeOf(lhs), sb = shapeOf(rhs);
+  int64_t ra = sa.size(), rb = sb.size();
+  if (ra == 0 || rb == 0)
+    return error(op) << "operands must have rank >= 1";
+  int64_t k = sa.back(), k2 = rb == 1 ? sb[0] : sb[rb - 2];
+  if (k != k2)
+    return error(op) << "inner dimensions differ: " << k << " vs " << k2;
+  ArrayRef<int64_t> batchA = ra > 2 ? sa.drop_back(2) : ArrayRef<int64_t>();
+  ArrayRef<int64_t> batchB = rb > 2 ? sb.drop_back(2) : ArrayRef<int64_t>();
+  auto batch = broadcastShapes({batchA, batchB});
+  if (failed(batch))
+    return error(op) << "batch dimensions do not broadcast: " << lhs.getType()
+                     << " and " << rhs.getType();
+  int64_t m = ra > 1 ? sa[ra - 2] : 1, n = rb > 1 ? sb.back() : 1;
+  Shape shape(*batch);
+  if (ra > 1)
+    shape.push_back(m);
+  if (rb > 1)
+    shape.push_back(n);
+  Value zero = createScalar(b, loc, elemType, 0);
+  if (getNumElements(shape) == 0)
+    return Results{empty(loc, shape, elemType)};
+
+  // [..., M, K] x [K, N]: one [P, K] x [K, N] matmul over the rows.
+  if (ra >= 2 && rb == 2) {
+    int64_t rows = getNumElements(sa.drop_back());
+    Value a2 = reshape(loc, lhs, {rows, k});
+    Value init = filled(loc, {rows, n}, elemType, zero);
+    Value r = matmul2D(loc, a2, rhs, init, false, false);
+    return Results{reshape(loc, r, shape)};
+  }
+  // Equal batches of rank 3: batch_matmul.
+  if (ra == 3 && rb == 3 && sa[0] == sb[0]) {
+    Value init = filled(loc, shape, elemType, zero);
+    auto bmm =
+        linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                      ValueRange{lhs, rhs}, ValueRange{init});
+    return Results{bmm.getResult(0)};
+  }
+  // Everything else (1-D operands, broadcast batches): a contraction over
+  // the loops (batch..., [m], [n], k).
+  int64_t nb = batch->size();
+  int64_t loops = shape.size() + 1;
+  int64_t mLoop = nb, nLoop = nb + (ra > 1 ? 1 : 0), kLoop = loops - 1;
+  Shape loopShape(shape);
+  loopShape.push_back(k);
+  auto operandMap = [&](ArrayRef<int64_t> s, ArrayRef<int64_t> batchS,
+                        bool isLhs) {
+    SmallVector<AffineExpr> exprs;
+    int64_t off = nb - batchS.size();
+    for (auto [i, d] : llvm::enumerate(batchS))
+      exprs.push_back(d == 1 && (*batch)[off + i] != 1
+                          ? b.getAffineConstantExpr(0)
+                          : b.getAffineDimExpr(off + i));
+    if (isLhs) {
+      if (s.size() > 1)
+        exprs.push_back(b.getAffineDimExpr(mLoop));
+      exprs.push_back(b.getAffineDimExpr(kLoop));
+    } else {
+      exprs.push_back(b.getAffineDimExpr(kLoop));
+      if (s.size() > 1)
+        exprs.push_back(b.getAffineDimExpr(nLoop));
+    }
+    return AffineMap::get(loops, 0, exprs, ctx);
+  };
+  SmallVector<AffineExpr> outExprs;
+  for (int64_t i = 0; i < loops - 1; ++i)
+    outExprs.push_back(b.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps = {operandMap(sa, batchA, true),
+                                 operandMap(sb, batchB, false),
+                                 AffineMap::get(loops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(loops - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filled(loc, shape, elemType, zero);
+  bool isFloat = isa<FloatType>(elemType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{lhs, rhs}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value p =
+            isFloat ? (Value)arith::MulFOp::create(nb, nloc, args[0], args[1])
+                    : (Value)arith::MulIOp::create(nb, nloc, args[0], args[1]);
+        Value s = isFloat ? (Value)arith::AddFOp::create(nb, nloc, args[2], p)
+                          : (Value)arith::AddIOp::create(nb, nloc, args[2], p);
+        linalg::YieldOp::create(nb, nloc, s);
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::GemmOp op) {
+  Location loc = op.getLoc();
+  Value lhs = op.getA(), rhs = op.getB(), c = op.getC();
+  Type elemType = elementTypeOf(lhs);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  ArrayRef<int64_t> sa = shapeOf(lhs), sb = shapeOf(rhs);
+  if (sa.size() != 2 || sb.size() != 2)
+    return error(op) << "A and B must have rank 2";
+  bool transA = op.getTransA(), transB = op.getTransB();
+  int64_t m = sa[transA ? 1 : 0], k = sa[transA ? 0 : 1];
+  int64_t k2 = sb[transB ? 1 : 0], n = sb[transB ? 0 : 1];
+  if (k != k2)
+    return error(op) << "inner dimensions differ: " << k << " vs " << k2;
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  bool isFloat = isa<FloatType>(elemType);
+  if (!isFloat && (alpha != 1.0f || beta != 1.0f))
+    return error(op) << "integer Gemm needs alpha = beta = 1";
+  Shape shape = {m, n};
+  bool hasC = !isa<NoneType>(c.getType()) && beta != 0.0f;
+  if (hasC) {
+    auto cs = broadcastShapes({shape, shapeOf(c)});
+    if (failed(cs) || *cs != shape)
+      return error(op) << "C " << c.getType() << " does not broadcast to [" << m
+                       << ", " << n << "]";
+  }
+  if (getNumElements(shape) == 0)
+    return Results{empty(loc, shape, elemType)};
+  Value zero = createScalar(b, loc, elemType, 0);
+  // beta * C, broadcast to [M, N].
+  auto scaledC = [&]() {
+    return elementwise(loc, shape, elemType, c,
+                       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                         if (beta == 1.0f)
+                           return args[0];
+                         Value s = createScalar(nb, nloc, elemType, beta);
+                         return (Value)arith::MulFOp::create(nb, nloc, s,
+                                                             args[0]);
+                       });
+  };
+  if (alpha == 1.0f) {
+    // The product accumulates into beta * C.
+    Value init = hasC ? scaledC() : filled(loc, shape, elemType, zero);
+    return Results{matmul2D(loc, lhs, rhs, init, transA, transB)};
+  }
+  Value product = matmul2D(loc, lhs, rhs, filled(loc, shape, elemType, zero),
+                           transA, transB);
+  SmallVector<Value> inputs = {product};
+  if (hasC)
+    inputs.push_back(c);
+  return Results{
+      elementwise(loc, shape, elemType, inputs,
+                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                    Value a = createScalar(nb, nloc, elemType, alpha);
+                    Value r = arith::MulFOp::create(nb, nloc, a, args[0]);
+                    if (args.size() > 1) {
+                      Value bc = createScalar(nb, nloc, elemType, beta);
+                      Value t = arith::MulFOp::create(nb, nloc, bc, args[1]);
+                      r = arith::AddFOp::create(nb, nloc, r, t);
+                    }
+                    return r;
+                  })};
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+FailureOr<Results> FunctionLowering::lower(onnx::CastOp op) {
+  Type from = elementTypeOf(op.getInput());
+  Type to = onnx::getElementTypeForOnnxDataType(ctx, op.getTo());
+  if (failed(requireArithmetic(op, from)))
+    return failure();
+  if (!to || !(isa<FloatType>(to) || isSignlessInt(to)))
+    return error(op) << "cast to ONNX type " << op.getTo()
+                     << " is not supported";
+  if (from == to)
+    return Results{op.getInput()};
+  return Results{
+      elementwise(op.getLoc(), shapeOf(op.getInput()), to, op.getInput(),
+                  [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                    return convertScalar(nb, nloc, args[0], from, to);
+                  })};
+}
+
+FailureOr<Results> FunctionLowering::lowerBinary(Operation *op) {
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Type elemType = elementTypeOf(lhs);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  auto shape = broadcastShapes({shapeOf(lhs), shapeOf(rhs)});
+  if (failed(shape))
+    return error(op) << "operands do not broadcast: " << lhs.getType()
+                     << " and " << rhs.getType();
+  bool isFloat = isa<FloatType>(elemType);
+  return Results{elementwise(
+      op->getLoc(), *shape, elemType, {lhs, rhs},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value x = args[0], y = args[1];
+        if (isa<onnx::AddOp>(op))
+          return isFloat ? (Value)arith::AddFOp::create(nb, nloc, x, y)
+                         : (Value)arith::AddIOp::create(nb, nloc, x, y);
+        if (isa<onnx::SubOp>(op))
+          return isFloat ? (Value)arith::SubFOp::create(nb, nloc, x, y)
+                         : (Value)arith::SubIOp::create(nb, nloc, x, y);
+        if (isa<onnx::MulOp>(op))
+          return isFloat ? (Value)arith::MulFOp::create(nb, nloc, x, y)
+                         : (Value)arith::MulIOp::create(nb, nloc, x, y);
+        // Div: integer division truncates toward zero.
+        return isFloat ? (Value)arith::DivFOp::create(nb, nloc, x, y)
+                       : (Value)arith::DivSIOp::create(nb, nloc, x, y);
+      })};
+}
+
+FailureOr<Results> FunctionLowering::lowerUnary(Operation *op,
+                                                StringRef opType) {
+  Value x = op->getOperand(0);
+  Type elemType = elementTypeOf(x);
+  bool floatOnly = opType != "Neg" && opType != "Relu" && opType != "Abs";
+  if (failed(requireArithmetic(op, elemType, floatOnly)))
+    return failure();
+  bool isFloat = isa<FloatType>(elemType);
+  float alpha = 0.2f, beta = 0.5f;
+  if (auto hs = dyn_cast<onnx::HardSigmoidOp>(op)) {
+    alpha = hs.getAlpha().convertToFloat();
+    beta = hs.getBeta().convertToFloat();
+  }
+  return Results{elementwise(
+      op->getLoc(), shapeOf(x), elemType, x,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value v = args[0];
+        auto scalar = [&](double c) {
+          return createScalar(nb, nloc, elemType, c);
+        };
+        if (opType == "Neg")
+          return isFloat ? (Value)arith::NegFOp::create(nb, nloc, v)
+                         : (Value)arith::SubIOp::create(nb, nloc, scalar(0), v);
+        if (opType == "Relu")
+          return isFloat
+                     ? (Value)arith::MaximumFOp::create(nb, nloc, v, scalar(0))
+                     : (Value)arith::MaxSIOp::create(nb, nloc, v, scalar(0));
+        if (opType == "Abs")
+          return isFloat ? (Value)math::AbsFOp::create(nb, nloc, v)
+                         : (Value)math::AbsIOp::create(nb, nloc, v);
+        if (opType == "Sigmoid") {
+          // 1 / (1 + exp(-x))
+          Value e =
+              math::ExpOp::create(nb, nloc, arith::NegFOp::create(nb, nloc, v));
+          Value d = arith::AddFOp::create(nb, nloc, scalar(1), e);
+          return arith::DivFOp::create(nb, nloc, scalar(1), d);
+        }
+        if (opType == "HardSigmoid") {
+          Value t = arith::MulFOp::create(nb, nloc, scalar(alpha), v);
+          t = arith::AddFOp::create(nb, nloc, t, scalar(beta));
+          t = arith::MinimumFOp::create(nb, nloc, t, scalar(1));
+          return arith::MaximumFOp::create(nb, nloc, t, scalar(0));
+        }
+        if (opType == "Tanh")
+          return math::TanhOp::create(nb, nloc, v);
+        if (opType == "Exp")
+          return math::ExpOp::create(nb, nloc, v);
+        if (opType == "Log")
+          return math::LogOp::create(nb, nloc, v);
+        assert(opType == "Sqrt" && "unexpected unary op");
+        return math::SqrtOp::create(nb, nloc, v);
+      })};
+}
+
+FailureOr<Results> FunctionLowering::lower(onnx::ClipOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  bool isFloat = isa<FloatType>(elemType);
+  // Bounds as rank-0 tensors (operands) or scalars (opset-6 attributes).
+  SmallVector<Value> inputs = {x};
+  auto bound = [&](Value v, StringRef what) -> FailureOr<int> {
+    if (isa<NoneType>(v.getType()))
+      return -1;
+    if (getNumElements(shapeOf(v)) != 1)
+      return error(op) << "'" << what << "' must hold one value";
+    inputs.push_back(reshape(loc, v, {}));
+    return (int)inputs.size() - 1;
+  };
+  auto minIdx = bound(op.getMin(), "min");
+  if (failed(minIdx))
+    return failure();
+  auto maxIdx = bound(op.getMax(), "max");
+  if (failed(maxIdx))
+    return failure();
+  std::optional<float> minAttr, maxAttr;
+  if (auto a = op.getMinAttr())
+    minAttr = a->convertToFloat();
+  if (auto a = op.getMaxAttr())
+    maxAttr = a->convertToFloat();
+  return Results{elementwise(
+      loc, shapeOf(x), elemType, inputs,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v = args[0];
+        Value lo = *minIdx >= 0 ? args[*minIdx]
+                   : minAttr    ? createScalar(nb, nloc, elemType, *minAttr)
+                                : Value();
+        Value hi = *maxIdx >= 0 ? args[*maxIdx]
+                   : maxAttr    ? createScalar(nb, nloc, elemType, *maxAttr)
+                                : Value();
+        if (lo)
+          v = isFloat ? (Value)arith::MaximumFOp::create(nb, nloc, v, lo)
+                      : (Value)arith::MaxSIOp::create(nb, nloc, v, lo);
+        if (hi)
+          v = isFloat ? (Value)arith::MinimumFOp::create(nb, nloc, v, hi)
+                      : (Value)arith::MinSIOp::create(nb, nloc, v, hi);
+        return v;
+      })};
+}
+
+/// softmax(x) = exp(x - max) / sum(exp(x - max)), log-softmax
+/// (x - max) - log(sum(exp(x - max))), reduced over `axis` (opset >= 13) or
+/// over all dimensions from `axis` on (opset < 13: the input coerced to 2-D).
+FailureOr<Results>
+FunctionLowering::lowerSoftmax(Operation *op, std::optional<int64_t> axisAttr,
+                               bool log) {
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+    return failure();
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t rank = shape.size();
+  // Opset 0: the module does not say; use the current definition.
+  bool coerce2D = opset != 0 && opset < 13;
+  int64_t axisValue = axisAttr ? *axisAttr : (coerce2D ? 1 : -1);
+  if (rank == 0)
+    return error(op) << "input must have rank >= 1";
+  auto axis = normalizeAxis(axisValue, rank);
+  if (!axis)
+    return error(op) << "axis " << axisValue << " is out of range for rank "
+                     << rank;
+  if (getNumElements(shape) == 0)
+    return Results{empty(loc, shape, elemType)};
+  SmallVector<bool> reduced(rank, false);
+  for (int64_t d = *axis; d < (coerce2D ? rank : *axis + 1); ++d)
+    reduced[d] = true;
+  Shape keptShape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d])
+      keptShape.push_back(shape[d]);
+
+  SmallVector<utils::IteratorType> parallel(rank,
+                                            utils::IteratorType::parallel);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap projection = getProjectionMap(ctx, reduced);
+  auto pointwise = [&](ValueRange inputs, BodyFn body) {
+    SmallVector<AffineMap> maps = {identity};
+    for (size_t i = 1; i < inputs.size(); ++i)
+      maps.push_back(projection);
+    maps.push_back(identity);
+    Value init = empty(loc, shape, elemType);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{init.getType()}, inputs, ValueRange{init},
+               maps, parallel,
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(nb, nloc,
+                                         body(nb, nloc, args.drop_back()));
+               })
+        .getResult(0);
+  };
+
+  auto negInf = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(
+          elemType,
+          APFloat::getInf(cast<FloatType>(elemType).getFloatSemantics(),
+                          /*Negative=*/true)));
+  Value max = reduce(loc, x, reduced, filled(loc, keptShape, elemType, negInf),
+                     [](OpBuilder &nb, Location nloc, ValueRange args) {
+                       return (Value)arith::MaximumFOp::create(
+                           nb, nloc, args[0], args[1]);
+                     });
+  Value exps =
+      pointwise({x, max}, [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value d = arith::SubFOp::create(nb, nloc, args[0], args[1]);
+        return (Value)math::ExpOp::create(nb, nloc, d);
+      });
+  Value zero = createScalar(b, loc, elemType, 0);
+  Value sum =
+      reduce(loc, exps, reduced, filled(loc, keptShape, elemType, zero),
+             [](OpBuilder &nb, Location nloc, ValueRange args) {
+               return (Value)arith::AddFOp::create(nb, nloc, args[0], args[1]);
+             });
+  if (!log)
+    return Results{pointwise(
+        {exps, sum}, [](OpBuilder &nb, Location nloc, ValueRange args) {
+          return (Value)arith::DivFOp::create(nb, nloc, args[0], args[1]);
+        })};
+  return Results{pointwise(
+      {x, max, sum}, [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value d = arith::SubFOp::create(nb, nloc, args[0], args[1]);
+        Value l = math::LogOp::create(nb, nloc, args[2]);
+        return (Value)arith::SubFOp::create(nb, nloc, d, l);
+      })};
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+/// Generic onnx.node operators of the default domain that are lowered.
+bool isSupportedGenericNode(onnx::NodeOp node) {
+  if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
+    return false;
+  if (!node.getGraphs().empty() || node.getInputs().size() != 1 ||
+      node.getNumResults() != 1)
+    return false;
+  return llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"},
+                            node.getOpType());
+}
+
+FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
+  return llvm::TypeSwitch<Operation *, FailureOr<Results>>(op)
+      .Case<onnx::InitializerOp, onnx::ConstantOp, onnx::ConstantOfShapeOp,
+            onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
+            onnx::UnsqueezeOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
+            onnx::SplitOp, onnx::GatherOp, onnx::ExpandOp, onnx::MatMulOp,
+            onnx::GemmOp, onnx::ClipOp>(
+          [&](auto typed) { return lower(typed); })
+      .Case([&](onnx::IdentityOp id) { return Results{id.getInput()}; })
+      .Case<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp>(
+          [&](Operation *o) { return lowerBinary(o); })
+      .Case<onnx::NegOp, onnx::SigmoidOp, onnx::TanhOp, onnx::ReluOp,
+            onnx::HardSigmoidOp>(
+          [&](Operation *o) { return lowerUnary(o, opTypeOf(o)); })
+      .Case([&](onnx::SoftmaxOp s) {
+        return lowerSoftmax(s, s.getAxis(), /*log=*/false);
+      })
+      .Case([&](onnx::LogSoftmaxOp s) {
+        return lowerSoftmax(s, s.getAxis(), /*log=*/true);
+      })
+      .Case([&](onnx::NodeOp node) -> FailureOr<Results> {
+        if (node.getOpType() == "Flatten")
+          return lowerFlatten(node);
+        return lowerUnary(node, node.getOpType());
+      })
+      .Default([&](Operation *o) -> FailureOr<Results> {
+        llvm_unreachable("unsupported ops are rejected before");
+      });
+}
+
+/// Replaces `oldValue` by `newValue`. Where the declared type is less static,
+/// onnx and rnn users take the static value and other users (func.return) a
+/// tensor.cast back to the declared type.
+LogicalResult FunctionLowering::replaceResult(Operation *op, Value oldValue,
+                                              Value newValue) {
+  if (oldValue.getType() == newValue.getType()) {
+    oldValue.replaceAllUsesWith(newValue);
+    return success();
+  }
+  // A declared !onnx.unknown is fine as long as only onnx/rnn ops read it.
+  auto declared = dyn_cast<TensorType>(oldValue.getType());
+  if (declared &&
+      !tensor::CastOp::areCastCompatible(declared, newValue.getType()))
+    return error(op) << "the computed result type " << newValue.getType()
+                     << " contradicts the declared type " << oldValue.getType();
+  Value cast;
+  for (OpOperand &use : llvm::make_early_inc_range(oldValue.getUses())) {
+    Operation *user = use.getOwner();
+    if (isa_and_nonnull<onnx::ONNXDialect, rnn::RNNDialect>(
+            user->getDialect())) {
+      use.set(newValue);
+      continue;
+    }
+    if (!declared)
+      return error(op) << "result #"
+                       << cast_if_present<OpResult>(oldValue).getResultNumber()
+                       << " has the type " << oldValue.getType() << ", which '"
+                       << user->getName() << "' cannot read";
+    if (!cast)
+      cast = tensor::CastOp::create(b, op->getLoc(), declared, newValue);
+    use.set(cast);
+  }
+  return success();
+}
+
+/// A small integer scalar or vector whose values are known at compile time
+/// (shape arithmetic) becomes a constant, so that Reshape, Expand, ... can
+/// read it; else `lowered`. getConstantInts evaluates one op on constant
+/// operands flattened, which is only exact for results of rank <= 1.
+Value FunctionLowering::foldIntResult(Operation *op, Value result,
+                                      Value lowered) {
+  auto type = dyn_cast<RankedTensorType>(lowered.getType());
+  if (!type || type.getRank() > 1 || !isSignlessInt(type.getElementType()) ||
+      type.getNumElements() > kMaxFoldedElements ||
+      lowered.getDefiningOp<arith::ConstantOp>())
+    return lowered;
+  auto values = onnx::getConstantInts(result);
+  if (!values || (int64_t)values->size() != type.getNumElements())
+    return lowered;
+  return createIntTensor(b, op->getLoc(), type, *values);
+}
+
+LogicalResult FunctionLowering::lowerOp(Operation *op) {
+  bool supported =
+      isa<onnx::InitializerOp, onnx::ConstantOp, onnx::ConstantOfShapeOp,
+          onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
+          onnx::UnsqueezeOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
+          onnx::SplitOp, onnx::GatherOp, onnx::ExpandOp, onnx::MatMulOp,
+          onnx::GemmOp, onnx::ClipOp, onnx::IdentityOp, onnx::AddOp,
+          onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::NegOp, onnx::SigmoidOp,
+          onnx::TanhOp, onnx::ReluOp, onnx::HardSigmoidOp, onnx::SoftmaxOp,
+          onnx::LogSoftmaxOp>(op);
+  if (auto node = dyn_cast<onnx::NodeOp>(op))
+    supported = isSupportedGenericNode(node);
+  if (!supported)
+    return op->emitError() << "convert-onnx-to-linalg: node '"
+                           << getNodeName(op) << "' (" << opTypeOf(op)
+                           << ") is not supported by the CPU backend";
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    if (isa<NoneType>(v.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return error(op) << "operand #" << i << " has the type " << v.getType()
+                       << "; the CPU backend needs static shapes (specialise "
+                          "the graph inputs first)";
+  }
+
+  b.setInsertionPoint(op);
+  FailureOr<Results> results = lowerResults(op);
+  if (failed(results))
+    return failure();
+  assert(results->size() == op->getNumResults() && "one value per result");
+  for (auto [result, lowered] : llvm::zip(op->getResults(), *results)) {
+    if (!lowered) {
+      if (!result.use_empty())
+        return error(op) << "result #" << result.getResultNumber()
+                         << " cannot be lowered";
+      continue;
+    }
+    lowered = foldIntResult(op, result, lowered);
+    if (failed(replaceResult(op, result, lowered)))
+      return failure();
+  }
+  op->erase();
+  return success();
+}
+
+LogicalResult FunctionLowering::run() {
+  // Ops nobody reads (shape arithmetic left over from recognition) need no
+  // lowering: erase them first, users before producers.
+  for (Block &block : func.getBody())
+    for (Operation &op :
+         llvm::make_early_inc_range(llvm::reverse(block.getOperations())))
+      if (isa_and_nonnull<onnx::ONNXDialect>(op.getDialect()) &&
+          isOpTriviallyDead(&op))
+        op.erase();
+
+  SmallVector<Operation *> ops;
+  for (Block &block : func.getBody())
+    for (Operation &op : block)
+      if (isa_and_nonnull<onnx::ONNXDialect>(op.getDialect()) &&
+          !isa<onnx::NoneOp>(op))
+        ops.push_back(&op);
+
+  bool ok = true;
+  for (Operation *op : ops) {
+    // Errors on an op's producers are not repeated on the op.
+    if (llvm::any_of(op->getOperands(), [&](Value v) {
+          return failedOps.contains(v.getDefiningOp());
+        })) {
+      failedOps.insert(op);
+      continue;
+    }
+    if (failed(lowerOp(op))) {
+      failedOps.insert(op);
+      ok = false;
+    }
+  }
+
+  // What the lowering left unused: none values, replaced constants, the IR
+  // of integer results that were folded.
+  for (Block &block : func.getBody())
+    for (Operation &op :
+         llvm::make_early_inc_range(llvm::reverse(block.getOperations())))
+      if (isa_and_nonnull<onnx::ONNXDialect, arith::ArithDialect,
+                          tensor::TensorDialect, linalg::LinalgDialect,
+                          math::MathDialect>(op.getDialect()) &&
+          isOpTriviallyDead(&op))
+        op.erase();
+  return success(ok);
+}
+
+struct ConvertONNXToLinalgPass
+    : public lstm_opt::impl::ConvertONNXToLinalgPassBase<
+          ConvertONNXToLinalgPass> {
+  void runOnOperation() override {
+    bool ok = true;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (!func.isExternal() && failed(lowerONNXToLinalg(func)))
+        ok = false;
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+LogicalResult lstm_opt::lowerONNXToLinalg(func::FuncOp func) {
+  return FunctionLowering(func).run();
+}

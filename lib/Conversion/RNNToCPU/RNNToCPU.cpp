@@ -1,0 +1,858 @@
+//===- RNNToCPU.cpp - rnn layers -> generated CPU kernels -----------------===//
+//
+// Every recurrent layer becomes a call to a function generated for it, on
+// memrefs, built from scf + vector ops:
+//
+//   for d in directions:
+//     P = X W[d]^T + bias            one GEMM over all T*B rows (hoisted)
+//     for s in 0 .. T-1:             the time loop
+//       parallel for jb in H/16 blocks:
+//         acc[b][g] = h_{s-1}[b] . Rp[d][jb][:, g, :]     recurrent GEMM
+//         fused epilogue: + P[t], activations, clip, c/h update, Y[t] store
+//
+// Both GEMMs use one register tile: up to `batch-tile` rows times G gates of
+// 16 hidden units (vector<16xf32>), accumulated with FMAs over K while the
+// weights stream from a packed block `[K][G][16]` that each thread keeps in
+// its cache (the 16-unit blocks of a layer are split between threads, the
+// same blocks every step). Weights are packed here, at compile time.
+//
+// State lives in padded scratch buffers (h double-buffered [2][B][Hp],
+// c [B][Hp], Hp = H rounded up to 16); Y rows are stored masked when H is not
+// a multiple of 16. With sequence_lens, rows past their length keep their
+// state and write zeros (selects, no branches).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace lstm_opt {
+#define GEN_PASS_DEF_CONVERTRNNTOCPUPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+} // namespace lstm_opt
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace {
+
+/// `base`, or `base_N` for the first N that no symbol of `module` uses.
+std::string uniqueSymbol(ModuleOp module, StringRef base) {
+  std::string name = base.str();
+  for (int n = 1; module.lookupSymbol(name); ++n)
+    name = (base + "_" + Twine(n)).str();
+  return name;
+}
+
+constexpr int64_t kVec = 16; // f32 lanes of one AVX-512 register
+
+/// An activation with its ONNX parameters.
+struct Activation {
+  std::string name;
+  float alpha = 0.f, beta = 0.f;
+};
+
+/// Everything about one layer the generator needs, all static.
+struct LayerSpec {
+  rnn::CellKind kind;
+  bool linearBeforeReset = false;
+  int64_t T, B, I, H, D, G;
+  SmallVector<bool> reverse;                     // per direction
+  SmallVector<SmallVector<Activation>> acts;     // per direction
+  std::optional<float> clip;
+  bool hasH0 = false, hasC0 = false, hasLens = false;
+  int64_t hp() const { return llvm::divideCeil(H, kVec) * kVec; }
+  int64_t nb() const { return llvm::divideCeil(H, kVec); }
+  bool isLSTM() const { return kind == rnn::CellKind::LSTM; }
+  bool isGRU() const { return kind == rnn::CellKind::GRU; }
+  /// GRU without linear_before_reset needs r of every unit before the
+  /// n gate's GEMM: two parallel phases per step.
+  bool twoPhase() const { return isGRU() && !linearBeforeReset; }
+};
+
+/// ONNX activation names with their default parameters; which consume an
+/// alpha / beta from the op's lists (in order), as ONNX Runtime does.
+FailureOr<SmallVector<SmallVector<Activation>>>
+collectActivations(Operation *op, rnn::CellKind kind, int64_t d,
+                   std::optional<ArrayAttr> names,
+                   std::optional<ArrayRef<float>> alphas,
+                   std::optional<ArrayRef<float>> betas) {
+  int64_t n = rnn::getNumActivations(kind);
+  SmallVector<StringRef> defaults =
+      kind == rnn::CellKind::LSTM   ? SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"}
+      : kind == rnn::CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
+                                   : SmallVector<StringRef>{"Tanh"};
+  SmallVector<SmallVector<Activation>> out(d);
+  size_t ai = 0, bi = 0;
+  for (int64_t k = 0; k < d; ++k)
+    for (int64_t j = 0; j < n; ++j) {
+      Activation a;
+      a.name = names ? cast<StringAttr>((*names)[k * n + j]).getValue().lower()
+                     : defaults[j].lower();
+      struct Params { bool known, usesAlpha, usesBeta; float alpha, beta; };
+      Params p = llvm::StringSwitch<Params>(a.name)
+                     .Case("sigmoid", {true, false, false, 0, 0})
+                     .Case("tanh", {true, false, false, 0, 0})
+                     .Case("relu", {true, false, false, 0, 0})
+                     .Case("softsign", {true, false, false, 0, 0})
+                     .Case("softplus", {true, false, false, 0, 0})
+                     .Case("leakyrelu", {true, true, false, 0.01f, 0})
+                     .Case("thresholdedrelu", {true, true, false, 1.0f, 0})
+                     .Case("elu", {true, true, false, 1.0f, 0})
+                     .Case("hardsigmoid", {true, true, true, 0.2f, 0.5f})
+                     .Case("scaledtanh", {true, true, true, 1.0f, 1.0f})
+                     .Case("affine", {true, true, true, 1.0f, 0.0f})
+                     .Default({false, false, false, 0, 0});
+      if (!p.known) {
+        op->emitError() << "convert-rnn-to-cpu: unsupported activation '"
+                        << a.name << "'";
+        return failure();
+      }
+      a.alpha = p.alpha;
+      a.beta = p.beta;
+      if (p.usesAlpha && alphas && ai < alphas->size())
+        a.alpha = (*alphas)[ai++];
+      if (p.usesBeta && betas && bi < betas->size())
+        a.beta = (*betas)[bi++];
+      out[k].push_back(a);
+    }
+  return out;
+}
+
+/// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/16][K][G][16]`
+/// (zero-padded units), for gates `gates` of the G in the source.
+std::vector<float> packWeights(ArrayRef<float> w, int64_t d, int64_t g,
+                               int64_t h, int64_t k, ArrayRef<int64_t> gates) {
+  int64_t nb = llvm::divideCeil(h, kVec), gs = gates.size();
+  std::vector<float> out(d * nb * k * gs * kVec, 0.f);
+  for (int64_t di = 0; di < d; ++di)
+    for (int64_t jb = 0; jb < nb; ++jb)
+      for (int64_t ki = 0; ki < k; ++ki)
+        for (int64_t gi = 0; gi < gs; ++gi)
+          for (int64_t v = 0; v < kVec; ++v) {
+            int64_t j = jb * kVec + v;
+            if (j >= h)
+              continue;
+            out[(((di * nb + jb) * k + ki) * gs + gi) * kVec + v] =
+                w[(di * g + gates[gi]) * h * k + j * k + ki];
+          }
+  return out;
+}
+
+/// Generates the function of one layer.
+class LayerEmitter {
+public:
+  LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
+               int64_t batchTile, int64_t minWork)
+      : module(module), s(spec), name(name.str()),
+        tile(std::max<int64_t>(1, std::min<int64_t>(batchTile, 8))),
+        minWork(minWork) {}
+
+  /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br [D, G*H].
+  func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
+                    ArrayRef<float> br);
+
+private:
+  // Small builders.
+  Value idx(ImplicitLocOpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, v);
+  }
+  Value vsplat(ImplicitLocOpBuilder &b, float v) {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(vecType(), b.getF32FloatAttr(v)));
+  }
+  VectorType vecType() {
+    return VectorType::get({kVec}, Float32Type::get(module.getContext()));
+  }
+  Value global(ImplicitLocOpBuilder &b, StringRef suffix,
+               ArrayRef<int64_t> shape, ArrayRef<float> values);
+  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
+    auto type = MemRefType::get(shape, b.getF32Type());
+    return memref::AllocOp::create(b, type, b.getI64IntegerAttr(64));
+  }
+  Value activate(ImplicitLocOpBuilder &b, const Activation &a, Value x);
+  Value clip(ImplicitLocOpBuilder &b, Value x);
+
+  /// acc[r][g] = sum_k A(row0 + r, k) * Wp[d][jb][k][g][:], r < rows.
+  SmallVector<Value>
+  gemmTile(ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
+           int64_t g, int64_t rows,
+           function_ref<Value(ImplicitLocOpBuilder &, int64_t r, Value k)> a);
+  /// Calls `body(row0, rows)` over `total` rows in tiles.
+  void forEachRowTile(ImplicitLocOpBuilder &b, int64_t total,
+                      function_ref<void(ImplicitLocOpBuilder &, Value, int64_t)> body);
+
+  void emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x, Value h0,
+                     Value c0, Value lens, Value y, Value hn, Value cn);
+
+  ModuleOp module;
+  const LayerSpec &s;
+  std::string name;
+  int64_t tile, minWork;
+  // Packed constants and scratch, set while emitting.
+  Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
+};
+
+Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
+                           ArrayRef<int64_t> shape, ArrayRef<float> values) {
+  auto type = MemRefType::get(shape, b.getF32Type());
+  auto tensorType = RankedTensorType::get(shape, b.getF32Type());
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToStart(module.getBody());
+  std::string sym = uniqueSymbol(module, name + "_" + suffix.str());
+  auto g = memref::GlobalOp::create(
+      mb, b.getLoc(), sym, mb.getStringAttr("private"), type,
+      DenseElementsAttr::get(tensorType, values), /*constant=*/true,
+      mb.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, type, g.getSymName());
+}
+
+Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
+                             Value x) {
+  Value one = vsplat(b, 1.f), zero = vsplat(b, 0.f);
+  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, l, r); };
+  auto add = [&](Value l, Value r) { return arith::AddFOp::create(b, l, r); };
+  auto sel = [&](arith::CmpFPredicate pred, Value l, Value r, Value t,
+                 Value f) -> Value {
+    Value c = arith::CmpFOp::create(b, pred, l, r);
+    return arith::SelectOp::create(b, c, t, f);
+  };
+  const std::string &n = a.name;
+  if (n == "sigmoid") {
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
+    return arith::DivFOp::create(b, one, add(one, e));
+  }
+  if (n == "tanh")
+    return math::TanhOp::create(b, x);
+  if (n == "relu")
+    return arith::MaximumFOp::create(b, x, zero);
+  if (n == "leakyrelu")
+    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(x, vsplat(b, a.alpha)));
+  if (n == "thresholdedrelu")
+    return sel(arith::CmpFPredicate::OGT, x, vsplat(b, a.alpha), x, zero);
+  if (n == "elu") {
+    Value em1 = arith::SubFOp::create(b, math::ExpOp::create(b, x), one);
+    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(em1, vsplat(b, a.alpha)));
+  }
+  if (n == "hardsigmoid") {
+    Value v = add(mul(x, vsplat(b, a.alpha)), vsplat(b, a.beta));
+    return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, v, zero), one);
+  }
+  if (n == "scaledtanh")
+    return mul(vsplat(b, a.alpha), math::TanhOp::create(b, mul(x, vsplat(b, a.beta))));
+  if (n == "affine")
+    return add(mul(x, vsplat(b, a.alpha)), vsplat(b, a.beta));
+  if (n == "softsign")
+    return arith::DivFOp::create(b, x, add(one, math::AbsFOp::create(b, x)));
+  // softplus
+  return math::Log1pOp::create(b, math::ExpOp::create(b, x));
+}
+
+Value LayerEmitter::clip(ImplicitLocOpBuilder &b, Value x) {
+  if (!s.clip)
+    return x;
+  Value hi = vsplat(b, *s.clip), lo = vsplat(b, -*s.clip);
+  return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, x, lo), hi);
+}
+
+SmallVector<Value> LayerEmitter::gemmTile(
+    ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
+    int64_t g, int64_t rows,
+    function_ref<Value(ImplicitLocOpBuilder &, int64_t, Value)> a) {
+  SmallVector<Value> init(rows * g, vsplat(b, 0.f));
+  Value dIdx = idx(b, d);
+  auto loop = scf::ForOp::create(
+      b, idx(b, 0), idx(b, k), idx(b, 1), init,
+      [&](OpBuilder &ob, Location loc, Value kk, ValueRange acc) {
+        ImplicitLocOpBuilder ib(loc, ob);
+        SmallVector<Value> w;
+        for (int64_t gi = 0; gi < g; ++gi)
+          w.push_back(vector::LoadOp::create(
+              ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < rows; ++r) {
+          Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
+          for (int64_t gi = 0; gi < g; ++gi)
+            next.push_back(vector::FMAOp::create(ib, w[gi], av, acc[r * g + gi]));
+        }
+        scf::YieldOp::create(ib, next);
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+void LayerEmitter::forEachRowTile(
+    ImplicitLocOpBuilder &b, int64_t total,
+    function_ref<void(ImplicitLocOpBuilder &, Value, int64_t)> body) {
+  int64_t full = total / tile * tile;
+  if (full / tile == 1) {
+    body(b, idx(b, 0), tile);
+  } else if (full > 0) {
+    scf::ForOp::create(b, idx(b, 0), idx(b, full), idx(b, tile), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value r0, ValueRange) {
+                         ImplicitLocOpBuilder ib(loc, ob);
+                         body(ib, r0, tile);
+                         scf::YieldOp::create(ib);
+                       });
+  }
+  if (total > full)
+    body(b, idx(b, full), total - full);
+}
+
+/// A loop over the hidden blocks: `scf.parallel` (split across threads) when
+/// one pass over them holds at least `minWork` FMAs, else a plain `scf.for`
+/// (forking threads for a few microseconds of work costs more than it saves).
+static void forEachBlock(ImplicitLocOpBuilder &b, int64_t nb, int64_t work,
+                         int64_t minWork,
+                         function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  Value n = arith::ConstantIndexOp::create(b, nb);
+  if (nb > 1 && work >= minWork) {
+    scf::ParallelOp::create(b, ValueRange{zero}, ValueRange{n}, ValueRange{one},
+                            [&](OpBuilder &ob, Location loc, ValueRange ivs) {
+                              ImplicitLocOpBuilder ib(loc, ob);
+                              body(ib, ivs[0]);
+                            });
+    return;
+  }
+  scf::ForOp::create(b, zero, n, one, ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value iv, ValueRange) {
+                       ImplicitLocOpBuilder ib(loc, ob);
+                       body(ib, iv);
+                       scf::YieldOp::create(ib);
+                     });
+}
+
+void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
+                                 Value h0, Value c0, Value lens, Value y,
+                                 Value hn, Value cn) {
+  const int64_t T = s.T, B = s.B, I = s.I, H = s.H, G = s.G, nb = s.nb();
+  const bool rev = s.reverse[d];
+  const auto &acts = s.acts[d];
+  Value dIdx = idx(b, d);
+  Value vzero = vsplat(b, 0.f), vone = vsplat(b, 1.f);
+  Value c0i = idx(b, 0), c16 = idx(b, kVec);
+
+  // 1. The hoisted input GEMM: P[row][g][:] = X[row] . W[d] + bias.
+  forEachBlock(b, nb, T * B * I * G * s.hp(), minWork,
+               [&](ImplicitLocOpBuilder &pb, Value jb) {
+    Value col = arith::MulIOp::create(pb, jb, c16);
+    forEachRowTile(pb, T * B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+      SmallVector<Value> rowIdx;
+      for (int64_t r = 0; r < rows; ++r)
+        rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+      auto acc = gemmTile(tb, wIn, d, jb, I, G, rows,
+                          [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
+                            return memref::LoadOp::create(ib, x, ValueRange{rowIdx[r], k});
+                          });
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t g = 0; g < G; ++g) {
+          Value bias = vector::LoadOp::create(tb, vecType(), bIn,
+                                              ValueRange{dIdx, idx(tb, g), col});
+          vector::StoreOp::create(tb, arith::AddFOp::create(tb, acc[r * G + g], bias),
+                                  p, ValueRange{rowIdx[r], idx(tb, g), col});
+        }
+    });
+  });
+
+  // 2. Initial states (the padding lanes are kept at zero).
+  auto fillState = [&](Value buf, ValueRange prefix, Value init) {
+    scf::ForOp::create(b, c0i, idx(b, B), idx(b, 1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value bi, ValueRange) {
+      ImplicitLocOpBuilder ib(loc, ob);
+      scf::ForOp::create(ib, idx(ib, 0), idx(ib, s.hp()), idx(ib, 1), ValueRange{},
+                         [&](OpBuilder &ob2, Location loc2, Value j, ValueRange) {
+        ImplicitLocOpBuilder jb(loc2, ob2);
+        Value v = arith::ConstantOp::create(jb, jb.getF32FloatAttr(0.f));
+        if (init) {
+          Value inRange = arith::CmpIOp::create(jb, arith::CmpIPredicate::ult, j,
+                                                idx(jb, H));
+          Value jc = arith::SelectOp::create(jb, inRange, j, idx(jb, 0));
+          Value iv = memref::LoadOp::create(jb, init, ValueRange{idx(jb, d), bi, jc});
+          v = arith::SelectOp::create(jb, inRange, iv, v);
+        }
+        SmallVector<Value> at(prefix.begin(), prefix.end());
+        at.append({bi, j});
+        memref::StoreOp::create(jb, v, buf, at);
+        scf::YieldOp::create(jb);
+      });
+      scf::YieldOp::create(ib);
+    });
+  };
+  fillState(hbuf, ValueRange{c0i}, h0);
+  if (s.isLSTM())
+    fillState(cbuf, ValueRange{}, c0);
+
+  // Masked store of a hidden block into an unpadded [.., H] row.
+  auto storeRow = [&](ImplicitLocOpBuilder &ib, Value v, Value mem,
+                      ValueRange at, Value col) {
+    if (H % kVec == 0) {
+      vector::StoreOp::create(ib, v, mem, at);
+      return;
+    }
+    Value left = arith::SubIOp::create(ib, idx(ib, H), col);
+    Value n = arith::MinSIOp::create(ib, left, idx(ib, kVec));
+    Value mask = vector::CreateMaskOp::create(
+        ib, VectorType::get({kVec}, ib.getI1Type()), ValueRange{n});
+    vector::MaskedStoreOp::create(ib, mem, at, mask, v);
+  };
+
+  // 3. The time loop.
+  scf::ForOp::create(b, c0i, idx(b, T), idx(b, 1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value step, ValueRange) {
+    ImplicitLocOpBuilder sb(loc, ob);
+    Value cur = arith::RemUIOp::create(sb, step, idx(sb, 2));
+    Value nxt = arith::SubIOp::create(sb, idx(sb, 1), cur);
+    // Per batch row: the time index it reads/writes and whether it runs.
+    auto rowTime = [&](ImplicitLocOpBuilder &ib, Value bi) -> std::pair<Value, Value> {
+      Value tFwd = step;
+      Value tRev = arith::SubIOp::create(ib, idx(ib, T - 1), step);
+      if (!s.hasLens)
+        return {rev ? tRev : tFwd, Value()};
+      Value len = arith::IndexCastOp::create(
+          ib, ib.getIndexType(), memref::LoadOp::create(ib, lens, ValueRange{bi}));
+      Value active = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, step, len);
+      Value t = tFwd;
+      if (rev) {
+        Value lm1 = arith::SubIOp::create(ib, len, idx(ib, 1));
+        t = arith::SubIOp::create(ib, lm1, step);
+      }
+      return {arith::SelectOp::create(ib, active, t, step), active};
+    };
+    auto pre = [&](ImplicitLocOpBuilder &ib, Value acc, Value t, Value bi,
+                   int64_t g, Value col) -> Value {
+      Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
+      Value pv = vector::LoadOp::create(ib, vecType(), p, ValueRange{row, idx(ib, g), col});
+      return arith::AddFOp::create(ib, acc, pv);
+    };
+    auto hLoad = [&](Value buf, Value which) {
+      return [&, buf, which](ImplicitLocOpBuilder &ib, Value row, Value k) -> Value {
+        return memref::LoadOp::create(ib, buf, ValueRange{which, row, k});
+      };
+    };
+    // The final write of a row: h into the state and Y.
+    auto finish = [&](ImplicitLocOpBuilder &ib, Value bi, Value col, Value t,
+                      Value active, Value hNew, Value hPrev) {
+      Value yv = hNew;
+      if (active) {
+        hNew = arith::SelectOp::create(ib, active, hNew, hPrev);
+        yv = arith::SelectOp::create(ib, active, hNew, vzero);
+      }
+      vector::StoreOp::create(ib, hNew, hbuf, ValueRange{nxt, bi, col});
+      storeRow(ib, yv, y, ValueRange{t, idx(ib, d), bi, col}, col);
+    };
+
+    if (!s.twoPhase()) {
+      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+                   [&](ImplicitLocOpBuilder &pb, Value jb) {
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+          SmallVector<Value> rowIdx;
+          for (int64_t r = 0; r < rows; ++r)
+            rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          auto load = hLoad(hbuf, cur);
+          auto acc = gemmTile(tb, rRec, d, jb, H, G, rows,
+                              [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
+                                return load(ib, rowIdx[r], k);
+                              });
+          for (int64_t r = 0; r < rows; ++r) {
+            Value bi = rowIdx[r];
+            auto [t, active] = rowTime(tb, bi);
+            auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], t, bi, g, col); };
+            Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
+            Value hNew;
+            if (s.isLSTM()) {
+              Value i = activate(tb, acts[0], clip(tb, a(0)));
+              Value f = activate(tb, acts[0], clip(tb, a(1)));
+              Value g = activate(tb, acts[1], clip(tb, a(2)));
+              Value o = activate(tb, acts[0], clip(tb, a(3)));
+              Value cOld = vector::LoadOp::create(tb, vecType(), cbuf, ValueRange{bi, col});
+              Value c = arith::AddFOp::create(tb, arith::MulFOp::create(tb, f, cOld),
+                                              arith::MulFOp::create(tb, i, g));
+              if (active)
+                c = arith::SelectOp::create(tb, active, c, cOld);
+              vector::StoreOp::create(tb, c, cbuf, ValueRange{bi, col});
+              hNew = arith::MulFOp::create(tb, o, activate(tb, acts[2], c));
+            } else if (s.isGRU()) {
+              Value rg = activate(tb, acts[0], clip(tb, a(0)));
+              Value z = activate(tb, acts[0], clip(tb, a(1)));
+              Value bn = vector::LoadOp::create(tb, vecType(), bRecN, ValueRange{dIdx, col});
+              Value hn2 = arith::AddFOp::create(tb, acc[r * G + 2], bn);
+              Value row = arith::AddIOp::create(tb, arith::MulIOp::create(tb, t, idx(tb, B)), bi);
+              Value pn = vector::LoadOp::create(tb, vecType(), p, ValueRange{row, idx(tb, 2), col});
+              Value n = activate(tb, acts[1], clip(tb, arith::AddFOp::create(
+                                                      tb, pn, arith::MulFOp::create(tb, rg, hn2))));
+              // h = (1 - z) * n + z * h_prev
+              hNew = arith::AddFOp::create(
+                  tb, arith::MulFOp::create(tb, arith::SubFOp::create(tb, vone, z), n),
+                  arith::MulFOp::create(tb, z, hPrev));
+            } else {
+              hNew = activate(tb, acts[0], clip(tb, a(0)));
+            }
+            finish(tb, bi, col, t, active, hNew, hPrev);
+          }
+        });
+      });
+    } else {
+      // GRU, reset before the GEMM: phase A (r, z) then phase B (n).
+      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+                   [&](ImplicitLocOpBuilder &pb, Value jb) {
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+          SmallVector<Value> rowIdx;
+          for (int64_t r = 0; r < rows; ++r)
+            rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          auto load = hLoad(hbuf, cur);
+          auto acc = gemmTile(tb, rRec, d, jb, H, 2, rows,
+                              [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
+                                return load(ib, rowIdx[r], k);
+                              });
+          for (int64_t r = 0; r < rows; ++r) {
+            Value bi = rowIdx[r];
+            auto [t, active] = rowTime(tb, bi);
+            Value rg = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2], t, bi, 0, col)));
+            Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], t, bi, 1, col)));
+            Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
+            vector::StoreOp::create(tb, z, zbuf, ValueRange{bi, col});
+            vector::StoreOp::create(tb, arith::MulFOp::create(tb, rg, hPrev), rhbuf,
+                                    ValueRange{bi, col});
+          }
+        });
+      });
+      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+                   [&](ImplicitLocOpBuilder &pb, Value jb) {
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+          SmallVector<Value> rowIdx;
+          for (int64_t r = 0; r < rows; ++r)
+            rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          auto acc = gemmTile(tb, rRecN, d, jb, H, 1, rows,
+                              [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
+                                return memref::LoadOp::create(ib, rhbuf, ValueRange{rowIdx[r], k});
+                              });
+          for (int64_t r = 0; r < rows; ++r) {
+            Value bi = rowIdx[r];
+            auto [t, active] = rowTime(tb, bi);
+            Value n = activate(tb, acts[1], clip(tb, pre(tb, acc[r], t, bi, 2, col)));
+            Value z = vector::LoadOp::create(tb, vecType(), zbuf, ValueRange{bi, col});
+            Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
+            Value hNew = arith::AddFOp::create(
+                tb, arith::MulFOp::create(tb, arith::SubFOp::create(tb, vone, z), n),
+                arith::MulFOp::create(tb, z, hPrev));
+            finish(tb, bi, col, t, active, hNew, hPrev);
+          }
+        });
+      });
+    }
+    scf::YieldOp::create(sb);
+  });
+
+  // 4. Final states.
+  Value last = idx(b, T % 2);
+  auto copyOut = [&](Value src, ValueRange prefix, Value dst) {
+    scf::ForOp::create(b, c0i, idx(b, B), idx(b, 1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value bi, ValueRange) {
+      ImplicitLocOpBuilder ib(loc, ob);
+      scf::ForOp::create(ib, idx(ib, 0), idx(ib, H), idx(ib, 1), ValueRange{},
+                         [&](OpBuilder &ob2, Location loc2, Value j, ValueRange) {
+        ImplicitLocOpBuilder jb(loc2, ob2);
+        SmallVector<Value> at(prefix.begin(), prefix.end());
+        at.append({bi, j});
+        Value v = memref::LoadOp::create(jb, src, at);
+        if (s.hasLens) {
+          // As ONNX Runtime: a row with sequence length 0 ends in zeros.
+          Value len = memref::LoadOp::create(jb, lens, ValueRange{bi});
+          Value zeroLen = arith::CmpIOp::create(
+              jb, arith::CmpIPredicate::eq, len,
+              arith::ConstantOp::create(jb, jb.getI32IntegerAttr(0)));
+          v = arith::SelectOp::create(
+              jb, zeroLen, arith::ConstantOp::create(jb, jb.getF32FloatAttr(0.f)), v);
+        }
+        memref::StoreOp::create(jb, v, dst, ValueRange{idx(jb, d), bi, j});
+        scf::YieldOp::create(jb);
+      });
+      scf::YieldOp::create(ib);
+    });
+  };
+  copyOut(hbuf, ValueRange{last}, hn);
+  if (s.isLSTM())
+    copyOut(cbuf, ValueRange{}, cn);
+}
+
+func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
+                                ArrayRef<float> bw, ArrayRef<float> br) {
+  MLIRContext *ctx = module.getContext();
+  const int64_t T = s.T, B = s.B, I = s.I, H = s.H, D = s.D, G = s.G,
+                nb = s.nb(), hp = s.hp();
+  Type f32 = Float32Type::get(ctx);
+  auto mem = [&](ArrayRef<int64_t> shape, Type t = {}) {
+    return MemRefType::get(shape, t ? t : f32);
+  };
+  SmallVector<Type> args = {mem({T * B, I})};
+  if (s.hasH0)
+    args.push_back(mem({D, B, H}));
+  if (s.hasC0)
+    args.push_back(mem({D, B, H}));
+  if (s.hasLens)
+    args.push_back(mem({B}, IntegerType::get(ctx, 32)));
+  args.push_back(mem({T, D, B, H}));
+  args.push_back(mem({D, B, H}));
+  if (s.isLSTM())
+    args.push_back(mem({D, B, H}));
+
+  OpBuilder mb(ctx);
+  mb.setInsertionPointToEnd(module.getBody());
+  Location loc = module.getLoc();
+  name = uniqueSymbol(module, name);
+  auto func = func::FuncOp::create(mb, loc, name, FunctionType::get(ctx, args, {}));
+  func.setPrivate();
+  Block *entry = func.addEntryBlock();
+  ImplicitLocOpBuilder b(loc, ctx);
+  b.setInsertionPointToStart(entry);
+
+  // Packed weights. The input projection carries both biases except the
+  // n gate's recurrent one under linear_before_reset (it sits inside r * (.)).
+  SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, G));
+  wIn = global(b, "W", {D, nb, I, G, kVec}, packWeights(w, D, G, H, I, all));
+  std::vector<float> bias(D * G * hp, 0.f), brn(D * hp, 0.f);
+  for (int64_t d = 0; d < D; ++d)
+    for (int64_t g = 0; g < G; ++g)
+      for (int64_t j = 0; j < H; ++j) {
+        float rb = br[(d * G + g) * H + j];
+        bool split = s.isGRU() && s.linearBeforeReset && g == 2;
+        bias[(d * G + g) * hp + j] = bw[(d * G + g) * H + j] + (split ? 0.f : rb);
+        if (split)
+          brn[d * hp + j] = rb;
+      }
+  bIn = global(b, "B", {D, G, hp}, bias);
+  if (s.twoPhase()) {
+    rRec = global(b, "Rrz", {D, nb, H, 2, kVec}, packWeights(r, D, G, H, H, {0, 1}));
+    rRecN = global(b, "Rn", {D, nb, H, 1, kVec}, packWeights(r, D, G, H, H, {2}));
+  } else {
+    rRec = global(b, "R", {D, nb, H, G, kVec}, packWeights(r, D, G, H, H, all));
+  }
+  if (s.isGRU() && s.linearBeforeReset)
+    bRecN = global(b, "Brn", {D, hp}, brn);
+
+  p = alloc(b, {T * B, G, hp});
+  hbuf = alloc(b, {2, B, hp});
+  SmallVector<Value> scratch = {p, hbuf};
+  if (s.isLSTM())
+    scratch.push_back(cbuf = alloc(b, {B, hp}));
+  if (s.twoPhase()) {
+    scratch.push_back(zbuf = alloc(b, {B, hp}));
+    scratch.push_back(rhbuf = alloc(b, {B, hp}));
+  }
+
+  unsigned a = 0;
+  Value x = entry->getArgument(a++);
+  Value h0 = s.hasH0 ? entry->getArgument(a++) : Value();
+  Value c0 = s.hasC0 ? entry->getArgument(a++) : Value();
+  Value lens = s.hasLens ? entry->getArgument(a++) : Value();
+  Value y = entry->getArgument(a++);
+  Value hn = entry->getArgument(a++);
+  Value cn = s.isLSTM() ? entry->getArgument(a++) : Value();
+  for (int64_t d = 0; d < D; ++d)
+    emitDirection(b, d, x, h0, c0, lens, y, hn, cn);
+  // The scratch buffers are freed by the buffer-deallocation pipeline.
+  (void)scratch;
+  func::ReturnOp::create(b);
+  return func;
+}
+
+std::string layerName(Location loc) {
+  std::string n = "layer";
+  if (auto nl = dyn_cast<NameLoc>(loc))
+    n = nl.getName().str();
+  else if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (auto nl = dyn_cast<NameLoc>(l)) {
+        n = nl.getName().str();
+        break;
+      }
+  std::string out = "__lstm_opt_";
+  for (char c : n)
+    out += llvm::isAlnum(c) ? c : '_';
+  return out;
+}
+
+/// The operands of a layer, from rnn.sequence or a hoisted pair.
+struct LayerOperands {
+  Value x, w, bw, r, br, h0, c0, lens;
+};
+
+template <typename OpTy>
+LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
+                         int64_t batchTile, int64_t minWork) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError() << "convert-rnn-to-cpu: " << why;
+  };
+  auto xt = dyn_cast<RankedTensorType>(in.x.getType());
+  if (!xt || !xt.hasStaticShape() || xt.getRank() != 3 ||
+      !xt.getElementType().isF32())
+    return fail("needs a static f32 [T, B, I] input; specialise the input "
+                "shapes first (lstm-run does)");
+  auto w = onnx::getConstantF32(in.w), r = onnx::getConstantF32(in.r),
+       bw = onnx::getConstantF32(in.bw), br = onnx::getConstantF32(in.br);
+  if (!w || !r || !bw || !br)
+    return fail("needs constant f32 weights");
+  LayerSpec s;
+  s.kind = op.getCell();
+  s.linearBeforeReset = op.getLinearBeforeReset();
+  s.T = xt.getDimSize(0);
+  s.B = xt.getDimSize(1);
+  s.I = xt.getDimSize(2);
+  s.H = op.getHiddenSize();
+  s.D = op.getNumDirections();
+  s.G = rnn::getNumGates(s.kind);
+  if (w->shape[2] != s.I)
+    return fail("input width does not match W");
+  for (int64_t d = 0; d < s.D; ++d)
+    s.reverse.push_back(op.getDirection() == rnn::Direction::Reverse ||
+                        (op.getDirection() == rnn::Direction::Bidirectional && d == 1));
+  auto acts = collectActivations(op, s.kind, s.D, op.getActivations(),
+                                 op.getActivationAlpha(), op.getActivationBeta());
+  if (failed(acts))
+    return failure();
+  s.acts = *acts;
+  if (auto c = op.getClipAttr())
+    s.clip = c.getValueAsDouble();
+  s.hasH0 = (bool)in.h0;
+  s.hasC0 = (bool)in.c0 && s.isLSTM();
+  s.hasLens = (bool)in.lens;
+  // Initial states are [D, B, H] and sequence_lens [B] by the op's
+  // definition; where shape inference left their sizes open (states built
+  // by Expand over computed shapes), they are cast to those static types.
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto withStaticShape = [&](Value v, ArrayRef<int64_t> shape,
+                             Type elt) -> FailureOr<Value> {
+    if (!v)
+      return Value();
+    auto want = RankedTensorType::get(shape, elt);
+    auto t = cast<TensorType>(v.getType());
+    if (t.getElementType() != elt)
+      return fail("initial states must be f32 and sequence_lens i32"), failure();
+    if (t == want)
+      return v;
+    if (!tensor::CastOp::areCastCompatible(t, want))
+      return fail("an initial state or sequence_lens has the wrong shape"),
+             failure();
+    return Value(tensor::CastOp::create(b, want, v));
+  };
+  auto h0 = withStaticShape(in.h0, {s.D, s.B, s.H}, b.getF32Type());
+  auto c0 = withStaticShape(s.hasC0 ? in.c0 : Value(), {s.D, s.B, s.H}, b.getF32Type());
+  auto lens = withStaticShape(in.lens, {s.B}, b.getI32Type());
+  if (failed(h0) || failed(c0) || failed(lens))
+    return failure();
+
+  LayerEmitter emitter(module, s, layerName(op.getLoc()), batchTile, minWork);
+  func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
+
+  // The call site: tensors in and out through bufferization casts.
+  auto toBuffer = [&](Value t, ArrayRef<int64_t> shape) -> Value {
+    auto tt = cast<RankedTensorType>(t.getType());
+    Value m = bufferization::ToBufferOp::create(
+        b, MemRefType::get(tt.getShape(), tt.getElementType()), t,
+        /*read_only=*/true);
+    if (shape.size() == tt.getShape().size())
+      return m;
+    SmallVector<ReassociationIndices> re = {{0, 1}, {2}};
+    return memref::CollapseShapeOp::create(b, m, re);
+  };
+  SmallVector<Value> args = {toBuffer(in.x, {s.T * s.B, s.I})};
+  for (Value v : {*h0, *c0, *lens})
+    if (v)
+      args.push_back(toBuffer(v, cast<RankedTensorType>(v.getType()).getShape()));
+  SmallVector<Value> outs;
+  for (Value res : op->getResults()) {
+    auto rt = RankedTensorType::get(
+        res == op->getResult(0) ? SmallVector<int64_t>{s.T, s.D, s.B, s.H}
+                                : SmallVector<int64_t>{s.D, s.B, s.H},
+        b.getF32Type());
+    if (auto want = dyn_cast<RankedTensorType>(res.getType());
+        want && want.hasStaticShape() && want != rt)
+      return fail("result type does not match the layer's shape");
+    Value m = memref::AllocOp::create(b, MemRefType::get(rt.getShape(), b.getF32Type()),
+                                      b.getI64IntegerAttr(64));
+    args.push_back(m);
+    outs.push_back(m);
+  }
+  func::CallOp::create(b, fn, args);
+  for (auto [res, m] : llvm::zip(op->getResults(), outs)) {
+    auto tt = RankedTensorType::get(cast<MemRefType>(m.getType()).getShape(),
+                                    b.getF32Type());
+    Value t = bufferization::ToTensorOp::create(b, tt, m, /*restrict=*/true,
+                                                /*writable=*/true);
+    if (t.getType() != res.getType())
+      t = tensor::CastOp::create(b, res.getType(), t);
+    res.replaceAllUsesWith(t);
+  }
+  SmallVector<Operation *> inputs;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      inputs.push_back(def);
+  op->erase();
+  onnx::eraseDeadOps(inputs);
+  return success();
+}
+
+struct ConvertRNNToCPUPass
+    : public lstm_opt::impl::ConvertRNNToCPUPassBase<ConvertRNNToCPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> layers;
+    module.walk([&](Operation *op) {
+      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
+        layers.push_back(op);
+    });
+    for (Operation *op : layers) {
+      LogicalResult res = failure();
+      if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
+        LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
+                         seq.getBr(), seq.getH0(), seq.getC0(),
+                         seq.getSequenceLens()};
+        res = lowerLayer(seq, in, module, batchTile, parallelMinWork);
+      } else {
+        auto rec = cast<rnn::RecurrenceOp>(op);
+        auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
+        if (!proj) {
+          rec.emitError() << "convert-rnn-to-cpu: the recurrence's input "
+                             "projection must come from rnn.input_projection";
+          return signalPassFailure();
+        }
+        LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
+                         rec.getBr(), rec.getH0(), rec.getC0(),
+                         rec.getSequenceLens()};
+        res = lowerLayer(rec, in, module, batchTile, parallelMinWork);
+      }
+      if (failed(res))
+        return signalPassFailure();
+    }
+    WalkResult left = module.walk([&](Operation *op) {
+      if (isa<rnn::StackOp>(op)) {
+        op->emitError() << "convert-rnn-to-cpu: rnn.stack is not lowered yet; "
+                           "run the CPU pipeline without rnn-stack-layers";
+        return WalkResult::interrupt();
+      }
+      if (isa<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)) {
+        op->emitError() << "convert-rnn-to-cpu: a single cell must be rolled "
+                           "into a layer first (run rnn-roll-time-loop)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,449 @@
+//===- CPUBackend.cpp - compile a model for this CPU ----------------------===//
+
+#include "lstm-opt/Target/CPU/CPUBackend.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace lstm_opt;
+using namespace lstm_opt::cpu;
+
+#ifndef LSTM_OPT_LLVM_LIBDIR
+#define LSTM_OPT_LLVM_LIBDIR "/usr/lib/llvm-22/lib"
+#endif
+
+namespace {
+
+/// Runtime libraries the generated code may call: memrefCopy for strided
+/// copies, and libomp when threads > 1.
+std::vector<std::string> runtimeLibraries(const CPUOptions &options) {
+  std::vector<std::string> libs = {std::string(LSTM_OPT_LLVM_LIBDIR) +
+                                   "/libmlir_c_runner_utils.so"};
+  if (options.threads > 1)
+    libs.push_back(std::string(LSTM_OPT_LLVM_LIBDIR) + "/libomp.so");
+  return libs;
+}
+
+std::string dtypeOf(Type t) {
+  if (t.isF32()) return "float32";
+  if (t.isF64()) return "float64";
+  if (t.isF16()) return "float16";
+  if (t.isInteger(64)) return "int64";
+  if (t.isInteger(32)) return "int32";
+  if (t.isInteger(16)) return "int16";
+  if (t.isInteger(8)) return "int8";
+  if (t.isInteger(1)) return "bool";
+  return "";
+}
+
+void initNativeTarget() {
+  static bool once = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)once;
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(bool pic) {
+  initNativeTarget();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    return jtmb.takeError();
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  if (pic)
+    jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  return jtmb->createTargetMachine();
+}
+
+void stripONNXAttrs(Operation *op) {
+  SmallVector<StringAttr> drop;
+  for (NamedAttribute a : op->getDiscardableAttrs())
+    if (a.getName().getValue().starts_with("onnx."))
+      drop.push_back(a.getName());
+  for (StringAttr n : drop)
+    op->removeAttr(n);
+}
+
+} // namespace
+
+size_t TensorSig::elementSize() const {
+  if (dtype == "float64" || dtype == "int64") return 8;
+  if (dtype == "float32" || dtype == "int32") return 4;
+  if (dtype == "float16" || dtype == "int16") return 2;
+  return 1;
+}
+
+int64_t TensorSig::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
+                                     const CPUOptions &options) {
+  std::string p;
+  if (options.recognize)
+    p += "rnn-recognize-cells,rnn-roll-time-loop,rnn-pair-bidirectional,";
+  p += llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
+  p += "convert-onnx-to-linalg,canonicalize,cse,"
+       "one-shot-bufferize{bufferize-function-boundaries "
+       "function-boundary-type-conversion=identity-layout-map "
+       "unknown-type-conversion=identity-layout-map},"
+       "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},"
+       "buffer-deallocation-pipeline,canonicalize,"
+       "func.func(convert-linalg-to-loops),";
+  if (options.threads > 1)
+    p += llvm::formatv("convert-scf-to-openmp{{num-threads={0}},", options.threads).str();
+  p += "lower-affine,cpu-approximate-math,canonicalize,cse,"
+       "convert-vector-to-scf,expand-strided-metadata,convert-scf-to-cf,";
+  if (options.threads > 1)
+    p += "convert-openmp-to-llvm,";
+  p += "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+       "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
+       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
+       "reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(p, pm)))
+    llvm::report_fatal_error("lstm-opt: the CPU pipeline does not parse");
+}
+
+FailureOr<ModelSignature>
+lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  DialectRegistry registry;
+  registerAllToLLVMIRTranslations(registry);
+  ctx->appendDialectRegistry(registry);
+
+  func::FuncOp graph;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || f.isPrivate())
+      continue;
+    if (graph) {
+      f.emitError() << "the CPU backend compiles one graph function; found '"
+                    << graph.getSymName() << "' and '" << f.getSymName() << "'";
+      return failure();
+    }
+    graph = f;
+  }
+  if (!graph) {
+    module.emitError() << "no graph function to compile";
+    return failure();
+  }
+  ModelSignature sig;
+  auto record = [&](Type t, DictionaryAttr attrs, unsigned i, bool input,
+                    std::vector<TensorSig> &out) -> LogicalResult {
+    TensorSig s;
+    auto name = attrs ? attrs.getAs<StringAttr>("onnx.name") : StringAttr();
+    s.name = name ? name.str()
+                  : (input ? "input" : "output") + std::to_string(i);
+    auto tt = dyn_cast<RankedTensorType>(t);
+    if (!tt || !tt.hasStaticShape()) {
+      graph.emitError() << "graph " << (input ? "input" : "output") << " '"
+                        << s.name << "' has type " << t
+                        << "; the CPU backend needs static shapes (give "
+                           "concrete inputs, as lstm-run does)";
+      return failure();
+    }
+    s.dtype = dtypeOf(tt.getElementType());
+    if (s.dtype.empty()) {
+      graph.emitError() << "graph " << (input ? "input" : "output") << " '"
+                        << s.name << "' has unsupported element type "
+                        << tt.getElementType();
+      return failure();
+    }
+    s.shape.assign(tt.getShape().begin(), tt.getShape().end());
+    out.push_back(std::move(s));
+    return success();
+  };
+  FunctionType ft = graph.getFunctionType();
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    if (failed(record(ft.getInput(i), graph.getArgAttrDict(i), i, true, sig.inputs)))
+      return failure();
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    if (failed(record(ft.getResult(i), graph.getResultAttrDict(i), i, false,
+                      sig.outputs)))
+      return failure();
+  if (module.lookupSymbol(kEntryName) && module.lookupSymbol(kEntryName) != graph) {
+    module.emitError() << "symbol '" << kEntryName << "' is already taken";
+    return failure();
+  }
+  if (failed(SymbolTable::replaceAllSymbolUses(graph, StringAttr::get(ctx, kEntryName), module)))
+    return failure();
+  SymbolTable::setSymbolName(graph, kEntryName);
+  graph->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(ctx));
+  for (unsigned i = 0; i < ft.getNumInputs(); ++i)
+    graph.setArgAttrs(i, ArrayRef<NamedAttribute>{});
+  for (unsigned i = 0; i < ft.getNumResults(); ++i)
+    graph.setResultAttrs(i, ArrayRef<NamedAttribute>{});
+
+  PassManager pm(ctx);
+  buildCPUPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  module.walk([](Operation *op) { stripONNXAttrs(op); });
+  return sig;
+}
+
+LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path) {
+  auto tm = hostTargetMachine(/*pic=*/true);
+  if (!tm) {
+    module.emitError() << "no target machine for this host: "
+                       << llvm::toString(tm.takeError());
+    return failure();
+  }
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmCtx);
+  if (!llvmModule) {
+    module.emitError() << "translation to LLVM IR failed";
+    return failure();
+  }
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  if (llvm::Error e = makeOptimizingTransformer(3, 0, tm->get())(llvmModule.get())) {
+    module.emitError() << "LLVM optimisation failed: " << llvm::toString(std::move(e));
+    return failure();
+  }
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    module.emitError() << "cannot write '" << path << "': " << ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager codegen;
+  if ((*tm)->addPassesToEmitFile(codegen, out.os(), nullptr,
+                                 llvm::CodeGenFileType::ObjectFile)) {
+    module.emitError() << "this target cannot emit object files";
+    return failure();
+  }
+  codegen.run(*llvmModule);
+  out.keep();
+  return success();
+}
+
+std::string lstm_opt::cpu::cHeader(const ModelSignature &sig) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto ctype = [](const std::string &d) -> std::string {
+    if (d == "float32") return "float";
+    if (d == "float64") return "double";
+    if (d == "int64") return "int64_t";
+    if (d == "int32") return "int32_t";
+    if (d == "int16") return "int16_t";
+    if (d == "float16") return "uint16_t";
+    return d == "int8" ? "int8_t" : "uint8_t";
+  };
+  std::set<std::pair<std::string, size_t>> descs;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list)
+      descs.insert({ctype(t.dtype), t.shape.size()});
+  auto descName = [&](const TensorSig &t) {
+    std::string c = ctype(t.dtype);
+    if (c.size() > 2 && c.substr(c.size() - 2) == "_t")
+      c = c.substr(0, c.size() - 2);
+    return "lstm_opt_memref_" + c + "_" + std::to_string(t.shape.size()) + "d";
+  };
+  os << "/* Generated by lstm-opt --target=cpu: the C interface of a compiled "
+        "model.\n   See docs/RuntimeABI.md. All shapes are fixed at compile "
+        "time. */\n#ifndef LSTM_OPT_MODEL_H\n#define LSTM_OPT_MODEL_H\n\n"
+        "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << "/* MLIR's strided memref descriptor, one per element type and rank. */\n";
+  for (const auto &[c, rank] : descs) {
+    std::string base = c.size() > 2 && c.substr(c.size() - 2) == "_t"
+                           ? c.substr(0, c.size() - 2) : c;
+    os << "typedef struct {\n  " << c << " *allocated;\n  " << c
+       << " *aligned;\n  int64_t offset;\n";
+    if (rank)
+      os << "  int64_t sizes[" << rank << "];\n  int64_t strides[" << rank << "];\n";
+    os << "} lstm_opt_memref_" << base << "_" << rank << "d;\n\n";
+  }
+  auto comment = [&](const TensorSig &t) {
+    os << "/* " << t.name << ": " << t.dtype << "[";
+    llvm::interleaveComma(t.shape, os);
+    os << "] */";
+  };
+  os << "/* Inputs, then outputs (written by the call). */\n";
+  os << "void _mlir_ciface_" << kEntryName << "(";
+  bool first = true;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list) {
+      os << (first ? "\n    " : ",\n    ") << descName(t) << " * ";
+      comment(t);
+      first = false;
+    }
+  os << ");\n\n";
+  os << "/* Contiguous buffers in the same order; a convenience wrapper. */\n"
+     << "static inline void " << kEntryName << "_run(";
+  first = true;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list) {
+      os << (first ? "" : ", ") << (list == &sig.inputs ? "const " : "")
+         << ctype(t.dtype) << " *arg" << (&t - list->data()) + (list == &sig.outputs ? sig.inputs.size() : 0);
+      first = false;
+    }
+  os << ") {\n";
+  size_t k = 0;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list) {
+      os << "  " << descName(t) << " d" << k << " = {(" << ctype(t.dtype)
+         << " *)arg" << k << ", (" << ctype(t.dtype) << " *)arg" << k << ", 0";
+      if (!t.shape.empty()) {
+        os << ", {";
+        llvm::interleaveComma(t.shape, os);
+        os << "}, {";
+        int64_t stride = 1;
+        std::vector<int64_t> strides(t.shape.size());
+        for (size_t j = t.shape.size(); j-- > 0;) {
+          strides[j] = stride;
+          stride *= t.shape[j];
+        }
+        llvm::interleaveComma(strides, os);
+        os << "}";
+      }
+      os << "};\n";
+      ++k;
+    }
+  os << "  _mlir_ciface_" << kEntryName << "(";
+  for (size_t j = 0; j < k; ++j)
+    os << (j ? ", " : "") << "&d" << j;
+  os << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* LSTM_OPT_MODEL_H */\n";
+  return s;
+}
+
+LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
+                                               const ModelSignature &sig,
+                                               const CPUOptions &options,
+                                               StringRef path) {
+  SmallString<128> obj;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("lstm-opt", "o", obj)) {
+    module.emitError() << "cannot create a temporary file: " << ec.message();
+    return failure();
+  }
+  auto removeObj = llvm::make_scope_exit([&] { llvm::sys::fs::remove(obj); });
+  if (failed(emitObjectFile(module, obj)))
+    return failure();
+  auto cc = llvm::sys::findProgramByName("cc");
+  if (!cc) {
+    module.emitError() << "no C compiler driver ('cc') to link " << path;
+    return failure();
+  }
+  // Link next to the target and rename, so a failed link leaves nothing.
+  SmallString<128> tmp(path);
+  tmp += ".tmp";
+  std::vector<std::string> args = {*cc, "-shared", "-o", tmp.str().str(),
+                                   obj.str().str(), "-L" LSTM_OPT_LLVM_LIBDIR,
+                                   "-Wl,-rpath," LSTM_OPT_LLVM_LIBDIR};
+  for (const std::string &lib : runtimeLibraries(options))
+    args.push_back("-l:" + llvm::sys::path::filename(lib).str());
+  args.push_back("-lm");
+  std::vector<StringRef> argRefs(args.begin(), args.end());
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(*cc, argRefs, std::nullopt, {}, 0, 0, &err);
+  if (rc != 0) {
+    llvm::sys::fs::remove(tmp);
+    module.emitError() << "linking " << path << " failed (" << *cc << " exit "
+                       << rc << ") " << err;
+    return failure();
+  }
+  SmallString<128> header(path);
+  llvm::sys::path::replace_extension(header, "h");
+  std::error_code ec;
+  {
+    llvm::ToolOutputFile h(header, ec, llvm::sys::fs::OF_Text);
+    if (!ec) {
+      h.os() << cHeader(sig);
+      h.keep();
+    }
+  }
+  if (ec || llvm::sys::fs::rename(tmp, path)) {
+    llvm::sys::fs::remove(tmp);
+    module.emitError() << "cannot write " << (ec ? header : SmallString<128>(path));
+    return failure();
+  }
+  return success();
+}
+
+JITModel::~JITModel() = default;
+
+llvm::Expected<std::unique_ptr<JITModel>>
+JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options) {
+  auto tm = hostTargetMachine(/*pic=*/false);
+  if (!tm)
+    return tm.takeError();
+  auto transformer = makeOptimizingTransformer(3, 0, tm->get());
+  std::vector<std::string> libs = runtimeLibraries(options);
+  std::vector<StringRef> libRefs(libs.begin(), libs.end());
+  ExecutionEngineOptions eo;
+  eo.transformer = transformer;
+  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  eo.sharedLibPaths = libRefs;
+  eo.enableGDBNotificationListener = false;
+  eo.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, eo, std::move(*tm));
+  if (!engine)
+    return engine.takeError();
+  std::unique_ptr<JITModel> m(new JITModel());
+  m->engine = std::move(*engine);
+  m->sig = std::move(sig);
+  auto fn = m->engine->lookupPacked(std::string("_mlir_ciface_") + kEntryName);
+  if (!fn)
+    return fn.takeError();
+  m->entry = *fn;
+  return m;
+}
+
+llvm::Error JITModel::run(ArrayRef<const void *> inputs, ArrayRef<void *> outputs) {
+  if (inputs.size() != sig.inputs.size() || outputs.size() != sig.outputs.size())
+    return llvm::createStringError("expected %zu inputs and %zu outputs",
+                                   sig.inputs.size(), sig.outputs.size());
+  // One strided descriptor per argument: {ptr, ptr, offset, sizes, strides}.
+  std::vector<std::vector<int64_t>> descs;
+  auto describe = [&](const TensorSig &t, const void *data) {
+    std::vector<int64_t> d = {(int64_t)(intptr_t)data, (int64_t)(intptr_t)data, 0};
+    d.insert(d.end(), t.shape.begin(), t.shape.end());
+    std::vector<int64_t> strides(t.shape.size());
+    int64_t stride = 1;
+    for (size_t j = t.shape.size(); j-- > 0;) {
+      strides[j] = stride;
+      stride *= t.shape[j];
+    }
+    d.insert(d.end(), strides.begin(), strides.end());
+    descs.push_back(std::move(d));
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    describe(sig.inputs[i], inputs[i]);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    describe(sig.outputs[i], outputs[i]);
+  std::vector<void *> descPtrs, args;
+  descPtrs.reserve(descs.size());
+  for (auto &d : descs)
+    descPtrs.push_back(d.data());
+  for (void *&p : descPtrs)
+    args.push_back(&p);
+  entry(args.data());
+  return llvm::Error::success();
+}

@@ -1,0 +1,95 @@
+// RUN: lstm-opt %s -split-input-file -convert-onnx-to-linalg -verify-diagnostics
+
+// Errors name the ONNX node: its NameLoc when imported from a model (see
+// convert-onnx-to-linalg-models.test), else its first output name.
+
+// An operator without a lowering; the ops that read it get no error of
+// their own, and the rest of the function is still lowered.
+func.func @unsupported_generic(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'ln_out' (LayerNormalization) is not supported by the CPU backend}}
+  %y = onnx.node "LayerNormalization"(%x) {domain = "", onnx.names = ["ln_out"]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %z = onnx.Relu(%y) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %w = onnx.Relu(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %z, %w : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Standard recurrent layers are lowered from the rnn dialect, not from onnx.
+func.func @unsupported_lstm(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x4x1xf32>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'Y' (LSTM) is not supported by the CPU backend}}
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %w, %none, %none, %none, %none, %none) {hidden_size = 1 : i64, onnx.names = ["Y", "Y_h", "Y_c"]} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}
+
+// -----
+
+// A shape computed at run time.
+func.func @runtime_shape(%x: tensor<2x3xf32>, %shape: tensor<2xi64>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'r' (Reshape): 'shape' is not a compile-time constant}}
+  %r = onnx.Reshape(%x, %shape) {onnx.names = ["r"]} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @runtime_expand(%x: tensor<3xf32>, %s: tensor<2xi64>) -> tensor<2x3xf32> {
+  %c = onnx.Cast(%s) {to = 7 : i64} : (tensor<2xi64>) -> tensor<2xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'e' (Expand): 'shape' is not a compile-time constant}}
+  %e = onnx.Expand(%x, %c) {onnx.names = ["e"]} : (tensor<3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %e : tensor<2x3xf32>
+}
+
+// -----
+
+// A graph input whose size the driver did not fix.
+func.func @dynamic_input(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 't' (Tanh): operand #0 has the type 'tensor<?x3xf32>'; the CPU backend needs static shapes}}
+  %t = onnx.Tanh(%x) {onnx.names = ["t"]} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %t : tensor<?x3xf32>
+}
+
+// -----
+
+// The shape the lowering computes must agree with the declared one.
+func.func @wrong_result_type(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 's' (Sigmoid): the computed result type 'tensor<2x3xf32>' contradicts the declared type 'tensor<2x4xf32>'}}
+  %s = onnx.Sigmoid(%a) {onnx.names = ["s"]} : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @squeeze_non_unit(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  %none = onnx.none
+  // expected-error @+1 {{cannot squeeze dimension 0 of size 2}}
+  %s = onnx.Squeeze(%x, %none) {axes_attr = array<i64: 0>} : (tensor<2x3xf32>, none) -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
+// -----
+
+func.func @gather_out_of_range(%x: tensor<4x3xf32>) -> tensor<3xf32> {
+  %i = onnx.Constant() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+1 {{index 4 is out of range for dimension 0 of size 4}}
+  %g = onnx.Gather(%x, %i) {axis = 0 : i64} : (tensor<4x3xf32>, tensor<i64>) -> tensor<3xf32>
+  return %g : tensor<3xf32>
+}
+
+// -----
+
+func.func @integer_softmax(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  // expected-error @+1 {{element type 'i32' is not supported (expected a float type)}}
+  %s = onnx.Softmax(%x) : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %s : tensor<2x3xi32>
+}
+
+// -----
+
+func.func @unnamed(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node '<unnamed>' (Erf) is not supported by the CPU backend}}
+  %y = onnx.node "Erf"(%x) {domain = ""} : (tensor<2xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}

@@ -1,0 +1,62 @@
+// RUN: lstm-opt %s --convert-rnn-to-cpu --canonicalize --split-input-file | FileCheck %s
+// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
+
+// A GRU with the reset before the recurrent GEMM: two phases per step, each
+// with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_W : memref<1x2x3x3x16xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_B : memref<1x3x32xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rrz : memref<1x2x18x2x16xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rn : memref<1x2x18x1x16xf32>
+// CHECK-LABEL: func.func @gru(
+// CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only
+// CHECK:   %[[XR:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<5x2x3xf32> into memref<10x3xf32>
+// CHECK:   %[[H0:.*]] = bufferization.to_buffer %arg1 read_only
+// CHECK:   %[[Y:.*]] = memref.alloc() {alignment = 64 : i64} : memref<5x1x2x18xf32>
+// CHECK:   %[[HN:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1x2x18xf32>
+// CHECK:   call @__lstm_opt_layer(%[[XR]], %[[H0]], %[[Y]], %[[HN]])
+// CHECK:   bufferization.to_tensor %[[Y]] restrict writable
+// CHECK: func.func private @__lstm_opt_layer(%{{.*}}: memref<10x3xf32>, %{{.*}}: memref<1x2x18xf32>, %{{.*}}: memref<5x1x2x18xf32>, %{{.*}}: memref<1x2x18xf32>)
+// The input GEMM: 2 hidden blocks x row tiles of 4 (+ a tail of 2 rows),
+// 3 gates -> 12 accumulators.
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       %{{.*}}:12 = scf.for {{.*}} iter_args(
+// CHECK-COUNT-12: vector.fma
+// The time loop, reverse: t = 4 - s.
+// CHECK:   scf.for %[[S:.*]] = %c0 to %c5 step %c1 {
+// CHECK:     arith.subi %c4, %[[S]]
+// CHECK:   math.tanh
+// CHECK-NOT: scf.parallel
+// CHECK:   return
+func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x18xf32>, tensor<1x2x18xf32>) {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x54x3xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x54x18xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x54xf32>
+  %y, %hn = rnn.sequence gru reverse %x, %w, %r, %b, %b init(%h0) {hidden_size = 18 : i64} : (tensor<5x2x3xf32>, tensor<1x54x3xf32>, tensor<1x54x18xf32>, tensor<1x54xf32>, tensor<1x54xf32>, tensor<1x2x18xf32>) -> (tensor<5x1x2x18xf32>, tensor<1x2x18xf32>)
+  return %y, %hn : tensor<5x1x2x18xf32>, tensor<1x2x18xf32>
+}
+
+// -----
+
+// A hoisted LSTM (input_projection + recurrence) lowers to the same kind of
+// function; with parallel-min-work=0 the blocks are an scf.parallel, and
+// batch-tile=2 gives 2 rows x 4 gates = 8 accumulators.
+// PAR-LABEL: func.func @lstm(
+// PAR:   call @__lstm_opt_lstm_layer(
+// PAR-NOT: rnn.
+// PAR: func.func private @__lstm_opt_lstm_layer(
+// PAR:   scf.parallel
+// PAR:   scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// PAR:     scf.parallel
+// PAR:       %{{.*}}:8 = scf.for {{.*}} iter_args(
+// PAR-COUNT-8: vector.fma
+// CHECK-LABEL: func.func @lstm(
+// CHECK-NOT: scf.parallel
+func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x128x4xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x128x32xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x128xf32>
+  %p = rnn.input_projection %x, %w, %b : (tensor<3x2x4xf32>, tensor<1x128x4xf32>, tensor<1x128xf32>) -> tensor<1x3x2x128xf32> loc("lstm_layer")
+  %y, %hn, %cn = rnn.recurrence lstm forward %p, %r, %b {hidden_size = 32 : i64} : (tensor<1x3x2x128xf32>, tensor<1x128x32xf32>, tensor<1x128xf32>) -> (tensor<3x1x2x32xf32>, tensor<1x2x32xf32>, tensor<1x2x32xf32>) loc("lstm_layer")
+  return %y : tensor<3x1x2x32xf32>
+}

@@ -1,0 +1,309 @@
+//===- lstm-run.cpp - compile a model for this CPU and run it -------------===//
+//
+//   lstm-run MODEL.onnx (--inputs in.npz | --random-inputs) [--outputs out.npz]
+//            [--bench N] [--threads K]
+//
+// The model is specialised to the shapes of the given inputs (symbolic sizes
+// resolve from them), recognised, lowered through the CPU pipeline and
+// compiled in memory; then it runs once (and --bench N more times, timed).
+// npz keys are graph input/output names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/InitAll.h"
+#include "lstm-opt/Support/Diagnostics.h"
+#include "lstm-opt/Support/Npz.h"
+#include "lstm-opt/Target/CPU/CPUBackend.h"
+#include "lstm-opt/Target/ONNX/ONNXImport.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <random>
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("lstm-run options");
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("MODEL.onnx"),
+                                      cl::Required, cl::cat(category));
+static cl::opt<std::string> inputsPath("inputs",
+                                       cl::desc("npz with one array per graph input"),
+                                       cl::value_desc("in.npz"), cl::cat(category));
+static cl::opt<bool> randomInputs(
+    "random-inputs",
+    cl::desc("Run on random inputs instead of --inputs (floats uniform in "
+             "[-1, 1), integers 0/1; symbolic sizes need --input-shape)"),
+    cl::init(false), cl::cat(category));
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::desc("With --random-inputs: NAME=D0xD1x... for an input "
+                            "with symbolic sizes (repeatable)"),
+    cl::value_desc("name=shape"), cl::cat(category));
+static cl::opt<std::string> outputsPath("outputs",
+                                        cl::desc("Write the graph outputs to this npz"),
+                                        cl::value_desc("out.npz"), cl::cat(category));
+static cl::opt<unsigned> benchRuns(
+    "bench", cl::desc("Time N inferences after a warm-up; prints "
+                      "'median_ms: X min_ms: Y'"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<int> batchTile("batch-tile",
+                              cl::desc("Batch rows per register tile (1..8)"),
+                              cl::init(4), cl::cat(category));
+static cl::opt<bool> quiet("q", cl::desc("Print only the timing line"),
+                           cl::init(false), cl::cat(category));
+
+namespace {
+
+int fail(const llvm::Twine &msg) {
+  llvm::errs() << "lstm-run: error: " << msg << "\n";
+  return 1;
+}
+
+double peakRssMiB() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+/// A 64-byte aligned buffer.
+struct Buffer {
+  explicit Buffer(size_t bytes)
+      : ptr(static_cast<uint8_t *>(std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64)))),
+        size(bytes) {}
+  ~Buffer() { std::free(ptr); }
+  Buffer(const Buffer &) = delete;
+  Buffer(Buffer &&o) noexcept : ptr(o.ptr), size(o.size) { o.ptr = nullptr; }
+  uint8_t *ptr;
+  size_t size;
+};
+
+std::optional<npz::DType> npzDType(StringRef name) {
+  static const std::map<std::string, npz::DType> m = {
+      {"float32", npz::DType::F32}, {"float64", npz::DType::F64},
+      {"float16", npz::DType::F16}, {"int64", npz::DType::I64},
+      {"int32", npz::DType::I32},   {"int16", npz::DType::I16},
+      {"int8", npz::DType::I8},     {"bool", npz::DType::Bool}};
+  auto it = m.find(name.str());
+  if (it == m.end())
+    return std::nullopt;
+  return it->second;
+}
+
+/// Random arrays for the graph function's arguments (static shapes needed).
+LogicalResult
+makeRandomInputs(ModuleOp module,
+                 std::vector<std::pair<std::string, npz::Array>> &out) {
+  std::mt19937 rng(0);
+  std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isPrivate() || f.isExternal())
+      continue;
+    for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+      auto name = f.getArgAttrOfType<StringAttr>(i, "onnx.name");
+      std::string n = name ? name.str() : "input" + std::to_string(i);
+      auto t = dyn_cast<RankedTensorType>(f.getArgument(i).getType());
+      if (!t || !t.hasStaticShape())
+        return f.emitError() << "graph input '" << n << "' has type "
+                             << f.getArgument(i).getType()
+                             << "; give its shape with --input-shape=" << n
+                             << "=D0xD1x...";
+      npz::Array a;
+      a.shape.assign(t.getShape().begin(), t.getShape().end());
+      Type e = t.getElementType();
+      size_t count = a.numElements();
+      if (e.isF32()) {
+        std::vector<float> v(count);
+        for (float &x : v)
+          x = uniform(rng);
+        a = npz::Array::fromF32(a.shape, v.data());
+      } else if (e.isInteger(64) || e.isInteger(32) || e.isInteger(1)) {
+        a.dtype = e.isInteger(64) ? npz::DType::I64
+                  : e.isInteger(32) ? npz::DType::I32 : npz::DType::Bool;
+        a.data.assign(count * a.elementSize(), 0);
+        for (size_t k = 0; k < count; ++k)
+          a.data[k * a.elementSize()] = rng() & 1;
+      } else {
+        return f.emitError() << "--random-inputs: graph input '" << n
+                             << "' has element type " << e
+                             << "; give it with --inputs";
+      }
+      out.emplace_back(n, std::move(a));
+    }
+    return success();
+  }
+  return module.emitError() << "no graph function";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  // libLLVM registers a hidden "threads" option of its own: replace it.
+  auto &registered = cl::getRegisteredOptions();
+  if (auto it = registered.find("threads"); it != registered.end())
+    it->second->removeArgument();
+  static cl::opt<unsigned> threads(
+      "threads",
+      cl::desc("Threads the layers' hidden blocks are split across (default: "
+               "all cores; small layers stay on one)"),
+      cl::value_desc("K"), cl::init(0), cl::cat(category));
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "lstm-run: compile an ONNX model for this CPU "
+                              "and run it on npz inputs\n");
+  auto t0 = std::chrono::steady_clock::now();
+  auto ms = [](auto a, auto b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
+
+  if (inputsPath.empty() == !randomInputs)
+    return fail("give either --inputs in.npz or --random-inputs");
+  std::vector<std::pair<std::string, npz::Array>> inputArrays;
+  if (!randomInputs) {
+    auto read = npz::readNpz(inputsPath);
+    if (!read)
+      return fail(llvm::toString(read.takeError()));
+    inputArrays = std::move(*read);
+  }
+  auto *inputs = &inputArrays;
+
+  cpu::CPUOptions options;
+  options.threads = threads ? (unsigned)threads
+                            : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  options.batchTile = batchTile;
+
+  std::unique_ptr<cpu::JITModel> model;
+  {
+    // The MLIR module (and its copies of the weights) lives only while
+    // compiling.
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllPasses();
+    MLIRContext context(registry);
+    context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
+    // Errors and warnings name the file and node; recognition remarks are
+    // lstm-opt --report's business.
+    ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
+      if (diag.getSeverity() != DiagnosticSeverity::Remark)
+        printToolDiagnostic(diag);
+      return success();
+    });
+    ONNXImportOptions io;
+    for (auto &[name, array] : *inputs)
+      io.inputShapes[name] = array.shape;
+    for (const std::string &spec : inputShapes) {
+      auto [name, dims] = StringRef(spec).rsplit('=');
+      SmallVector<StringRef> parts;
+      dims.split(parts, 'x', -1, /*KeepEmpty=*/false);
+      std::vector<int64_t> shape;
+      for (StringRef part : parts) {
+        int64_t v;
+        if (part.getAsInteger(10, v) || v < 0)
+          return fail("--input-shape takes NAME=D0xD1x..., not '" + spec + "'");
+        shape.push_back(v);
+      }
+      io.inputShapes[name.str()] = shape;
+    }
+    OwningOpRef<ModuleOp> module = importONNXFile(modelPath, &context, io);
+    if (!module)
+      return 1;
+    if (randomInputs && failed(makeRandomInputs(*module, inputArrays)))
+      return 1;
+    auto sig = cpu::lowerToLLVMDialect(*module, options);
+    if (failed(sig))
+      return 1;
+    auto jit = cpu::JITModel::create(*module, *sig, options);
+    if (!jit)
+      return fail(modelPath + ": cannot compile: " + llvm::toString(jit.takeError()));
+    model = std::move(*jit);
+  }
+  auto t1 = std::chrono::steady_clock::now();
+
+  // Inputs by name, in signature order, with the model's element types.
+  const cpu::ModelSignature &sig = model->signature();
+  std::vector<const void *> in;
+  for (const cpu::TensorSig &t : sig.inputs) {
+    auto it = llvm::find_if(*inputs, [&](auto &kv) { return kv.first == t.name; });
+    if (it == inputs->end())
+      return fail(inputsPath + ": no array for graph input '" + t.name + "'");
+    if (npzDType(t.dtype) != it->second.dtype)
+      return fail((randomInputs ? std::string("random inputs") : inputsPath.getValue()) +
+                  ": input '" + t.name + "' is " +
+                  npz::dtypeName(it->second.dtype) + ", the model takes " +
+                  t.dtype);
+    in.push_back(it->second.data.data());
+  }
+  std::vector<Buffer> outBufs;
+  std::vector<void *> out;
+  for (const cpu::TensorSig &t : sig.outputs) {
+    outBufs.emplace_back(t.numElements() * t.elementSize());
+    out.push_back(outBufs.back().ptr);
+  }
+
+  if (llvm::Error e = model->run(in, out))
+    return fail(llvm::toString(std::move(e)));
+  auto t2 = std::chrono::steady_clock::now();
+
+  if (!outputsPath.empty()) {
+    std::vector<std::pair<std::string, npz::Array>> arrays;
+    for (size_t i = 0; i < sig.outputs.size(); ++i) {
+      const cpu::TensorSig &t = sig.outputs[i];
+      npz::Array a;
+      a.dtype = *npzDType(t.dtype);
+      a.shape = t.shape;
+      a.data.assign(outBufs[i].ptr, outBufs[i].ptr + outBufs[i].size);
+      arrays.emplace_back(t.name, std::move(a));
+    }
+    if (llvm::Error e = npz::writeNpz(outputsPath, arrays))
+      return fail(llvm::toString(std::move(e)));
+  }
+
+  if (!quiet) {
+    llvm::errs() << "lstm-run: compiled " << modelPath << " in "
+                 << llvm::format("%.1f", ms(t0, t1)) << " ms (threads "
+                 << options.threads << "); first run "
+                 << llvm::format("%.3f", ms(t1, t2)) << " ms\n";
+    for (size_t i = 0; i < sig.outputs.size(); ++i) {
+      llvm::errs() << "  output '" << sig.outputs[i].name << "' "
+                   << sig.outputs[i].dtype << "[";
+      llvm::interleaveComma(sig.outputs[i].shape, llvm::errs());
+      llvm::errs() << "]\n";
+    }
+  }
+
+  if (benchRuns > 0) {
+    unsigned warm = std::max(2u, (unsigned)benchRuns / 10);
+    for (unsigned i = 0; i < warm; ++i)
+      (void)model->run(in, out);
+    std::vector<double> times;
+    for (unsigned i = 0; i < benchRuns; ++i) {
+      auto a = std::chrono::steady_clock::now();
+      (void)model->run(in, out);
+      times.push_back(ms(a, std::chrono::steady_clock::now()));
+    }
+    std::sort(times.begin(), times.end());
+    double median = times.size() % 2 ? times[times.size() / 2]
+                                     : 0.5 * (times[times.size() / 2 - 1] +
+                                              times[times.size() / 2]);
+    if (!quiet)
+      llvm::outs() << "peak_rss_mib: " << llvm::format("%.1f", peakRssMiB())
+                   << "\n";
+    llvm::outs() << "median_ms: " << llvm::format("%.4f", median)
+                 << " min_ms: " << llvm::format("%.4f", times.front()) << "\n";
+  }
+  return 0;
+}
