@@ -49,3 +49,19 @@ try:
 except (OSError, subprocess.CalledProcessError):
     lit_config.warning("onnx/onnxruntime not importable by " +
                        config.python_executable + ": e2e tests are UNSUPPORTED")
+
+# The cuDNN runtime (issue 5): `cudnn-runtime` when libLstmOptCUDNNRuntime was
+# built; `cuda-device` when its test program's probe finds a usable CUDA
+# device. Without one, tests that need it are UNSUPPORTED, never passed.
+config.cudnn_device_test = os.path.join(config.lstm_opt_tools_dir,
+                                        "LstmOptCUDNNDeviceTest")
+config.substitutions.append(("%cudnn_device_test", config.cudnn_device_test))
+if getattr(config, "lstm_opt_cudnn_runtime", False):
+    config.available_features.add("cudnn-runtime")
+    try:
+        if subprocess.call([config.cudnn_device_test, "--probe"],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120) == 0:
+            config.available_features.add("cuda-device")
+    except (OSError, subprocess.SubprocessError):
+        pass

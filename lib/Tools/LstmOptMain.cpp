@@ -61,12 +61,23 @@ llvm::cl::opt<std::string> reportFile(
 llvm::cl::opt<std::string> target(
     "target",
     llvm::cl::desc("What to produce: onnx (fused standard ONNX; default), "
-                   "cpu, cudnn, gpu"),
+                   "cpu (compiled code), cudnn (compiled code calling cuDNN "
+                   "for the recurrent layers), gpu"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
 /// --threads: libLLVM already registers a hidden "threads" option, so ours
 /// is made after that one is unregistered (lstmOptMain).
 llvm::cl::opt<unsigned> *cpuThreads = nullptr;
+
+llvm::cl::opt<std::string> cudnnDataType(
+    "cudnn-data-type",
+    llvm::cl::desc("--target=cudnn: f32, or f16 (half data, Tensor Core math)"),
+    llvm::cl::init("f32"), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> cudnnAlgo(
+    "cudnn-algo",
+    llvm::cl::desc("--target=cudnn: standard, or persist-static (small batch)"),
+    llvm::cl::init("standard"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
@@ -307,7 +318,10 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
   // Named passes replace recognition; the CPU lowering runs after them.
   cpuOptions.recognize = !explicitPasses;
-  if (target == "cpu") {
+  cpuOptions.cuda = target == "cudnn";
+  cpuOptions.cudnnDataType = cudnnDataType;
+  cpuOptions.cudnnAlgo = cudnnAlgo;
+  if (target == "cpu" || target == "cudnn") {
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
     if (failed(sig))
       return 1;
@@ -316,7 +330,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   report.phases.push_back({"passes", msSince(start)});
   report.opsAfter = RunReport::countOps(*module);
 
-  if (target == "cpu" && outFormat != Format::MLIR) {
+  if ((target == "cpu" || target == "cudnn") && outFormat != Format::MLIR) {
     StringRef ext = llvm::sys::path::extension(outputPath);
     if (ext == ".so" || ext == ".o") {
       // Object code goes through a temporary file renamed at the end.
@@ -409,8 +423,8 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     reportKind = "text";
   if (reportKind == "none" && !reportFile.empty())
     reportKind = "text"; // --report-file alone asks for the text report
-  if (target != "onnx" && target != "cpu") {
-    if (target == "cudnn" || target == "gpu")
+  if (target != "onnx" && target != "cpu" && target != "cudnn") {
+    if (target == "gpu")
       llvm::errs() << "lstm-opt: error: --target=" << target
                    << " is not available in this build yet; use "
                       "--target=onnx\n";
@@ -432,14 +446,14 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
                    << emitFormat << "'\n";
       return 1;
     }
-  } else if (target == "cpu") {
+  } else if (target == "cpu" || target == "cudnn") {
     StringRef ext = llvm::sys::path::extension(outputPath);
     if (ext == ".so" || ext == ".o")
       outFormat = Format::Object;
     else if (outputPath != "-" && ext != ".mlir") {
-      llvm::errs() << "lstm-opt: error: --target=cpu writes .mlir (LLVM "
-                      "dialect), .o (object file) or .so (shared library + "
-                      ".h), not '" << outputPath << "'\n";
+      llvm::errs() << "lstm-opt: error: --target=" << target
+                   << " writes .mlir (LLVM dialect), .o (object file) or .so "
+                      "(shared library + .h), not '" << outputPath << "'\n";
       return 1;
     }
   } else if (outputPath != "-" && isONNXFile(outputPath)) {

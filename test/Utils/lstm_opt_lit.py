@@ -100,6 +100,29 @@ class ModelCPU(lit.formats.TestFormat):
         return (lit.Test.PASS if ok else lit.Test.FAIL), out
 
 
+class ModelCUDA(lit.formats.TestFormat):
+    """One test per exported model: lstm-run --device=cuda (the layers cuDNN
+    runs on the GPU, the rest on the CPU) matches ONNX Runtime. Without a CUDA
+    device (or without the cuDNN runtime in the build) each is UNSUPPORTED,
+    i.e. reported as skipped, never as passed."""
+
+    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
+        yield from model_tests(testSuite, path_in_suite, localConfig, "cuda")
+
+    def execute(self, test, litConfig):
+        if "cuda-device" not in test.config.available_features:
+            return lit.Test.UNSUPPORTED, "needs a CUDA device (and the cuDNN runtime)"
+        name = os.path.basename(test.getSourcePath())
+        models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
+        result = run_script(test, "cpu_run.py",
+                            ["--device", "cuda", "--threads", "1",
+                             os.path.join(models, name)], tool="lstm-run")
+        if result is None:
+            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
+        ok, out = result
+        return (lit.Test.PASS if ok else lit.Test.FAIL), out
+
+
 class Both(lit.formats.TestFormat):
     """Runs several formats' tests from one directory (each test remembers
     the format that found it)."""

@@ -59,9 +59,22 @@ static cl::opt<unsigned> benchRuns(
     "bench", cl::desc("Time N inferences after a warm-up; prints "
                       "'median_ms: X min_ms: Y'"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
-static cl::opt<int> batchTile("batch-tile",
-                              cl::desc("Batch rows per register tile (1..8)"),
-                              cl::init(4), cl::cat(category));
+static cl::opt<int> batchTile(
+    "batch-tile",
+    cl::desc("Rows per register tile (1..8; default 0 = as many as the "
+             "vector registers hold)"),
+    cl::init(0), cl::cat(category));
+static cl::opt<std::string> device(
+    "device",
+    cl::desc("cpu (default), or cuda: the recurrent layers cuDNN can run go "
+             "through the cuDNN runtime on the GPU, the rest runs here"),
+    cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string> cudnnDataType(
+    "cudnn-data-type", cl::desc("--device=cuda: f32, or f16 (Tensor Core math)"),
+    cl::init("f32"), cl::cat(category));
+static cl::opt<std::string> cudnnAlgo(
+    "cudnn-algo", cl::desc("--device=cuda: standard, or persist-static"),
+    cl::init("standard"), cl::cat(category));
 static cl::opt<bool> quiet("q", cl::desc("Print only the timing line"),
                            cl::init(false), cl::cat(category));
 
@@ -184,6 +197,24 @@ int main(int argc, char **argv) {
   options.threads = threads ? (unsigned)threads
                             : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   options.batchTile = batchTile;
+  // Each thread keeps the same hidden blocks - the same weight slice - every
+  // step; pinning the OpenMP threads keeps that slice in the thread's own
+  // cache (measured: 1.76 -> 1.28 ms for an LSTM(150, 1, 16, 256) on 2
+  // threads). The user's settings win.
+  setenv("OMP_PROC_BIND", "close", /*overwrite=*/0);
+  setenv("OMP_PLACES", "cores", /*overwrite=*/0);
+  if (device != "cpu" && device != "cuda")
+    return fail("--device takes cpu or cuda, not '" + device + "'");
+  if (device == "cuda") {
+    if (!cpu::haveCUDNNRuntime())
+      return fail("--device=cuda: this build has no cuDNN runtime (CUDA and "
+                  "cuDNN were not found, or LSTM_OPT_ENABLE_CUDNN is OFF)");
+    if (!cpu::cudaDeviceAvailable())
+      return fail("--device=cuda: no CUDA device is available on this machine");
+    options.cuda = true;
+    options.cudnnDataType = cudnnDataType;
+    options.cudnnAlgo = cudnnAlgo;
+  }
 
   std::unique_ptr<cpu::JITModel> model;
   {

@@ -4,6 +4,7 @@
 #define LSTM_OPT_CONVERSION_PASSES_H
 
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
+#include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
 #include "lstm-opt/Conversion/ONNXToLinalg/ONNXToLinalg.h"
 #include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
 

@@ -56,8 +56,9 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect"];
   let options = [
-    Option<"batchTile", "batch-tile", "int64_t", /*default=*/"4",
-           "Batch rows per register tile of the recurrent GEMM (1..8)">,
+    Option<"batchTile", "batch-tile", "int64_t", /*default=*/"0",
+           "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
+           "32 vector registers hold (LSTM 6, GRU 8)">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
            /*default=*/"131072",
            "Split a loop over hidden blocks across threads (scf.parallel) "
@@ -76,6 +77,31 @@ def CPUApproximateMathPass : Pass<"cpu-approximate-math", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",
                            "mlir::vector::VectorDialect"];
+}
+
+def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
+  let summary = "Lower rnn layers and stacks to calls into the cuDNN runtime";
+  let description = [{
+    Each `rnn.sequence` and `rnn.stack` cuDNN can run exactly becomes one
+    call `lstm_opt_rnn_forward_memref` into the project's cuDNN runtime
+    (include/lstm-opt/Runtime/CUDNNRuntime.h), with the canonical weights as
+    flat constant globals (converted into cuDNN's weight space once, on the
+    first call) and a constant config (cell, directions, layers, sizes, data
+    type, algorithm, layer id). Layers cuDNN cannot run exactly (reverse
+    only, GRU with linear_before_reset = 0, clip, non-default activations)
+    are left, with a remark, for convert-rnn-to-cpu.
+    See docs/passes/convert-rnn-to-cudnn.md.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::memref::MemRefDialect",
+    "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"dataType", "data-type", "std::string", /*default=*/"\"f32\"",
+           "f32, or f16 (half data, Tensor Core math)">,
+    Option<"algo", "algo", "std::string", /*default=*/"\"standard\"",
+           "standard, or persist-static (small batch)">,
+  ];
 }
 
 #endif // LSTM_OPT_CONVERSION_PASSES_TD

@@ -152,8 +152,7 @@ class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
                int64_t batchTile, int64_t minWork)
-      : module(module), s(spec), name(name.str()),
-        tile(std::max<int64_t>(1, std::min<int64_t>(batchTile, 8))),
+      : module(module), s(spec), name(name.str()), batchTile(batchTile),
         minWork(minWork) {}
 
   /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br [D, G*H].
@@ -186,8 +185,8 @@ private:
   gemmTile(ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
            int64_t g, int64_t rows,
            function_ref<Value(ImplicitLocOpBuilder &, int64_t r, Value k)> a);
-  /// Calls `body(row0, rows)` over `total` rows in tiles.
-  void forEachRowTile(ImplicitLocOpBuilder &b, int64_t total,
+  /// Calls `body(row0, rows)` over `total` rows in tiles of `tile`.
+  void forEachRowTile(ImplicitLocOpBuilder &b, int64_t total, int64_t tile,
                       function_ref<void(ImplicitLocOpBuilder &, Value, int64_t)> body);
 
   void emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x, Value h0,
@@ -196,23 +195,39 @@ private:
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
-  int64_t tile, minWork;
+  int64_t batchTile, minWork;
+
+  /// Rows per register tile for a GEMM over `g` gates: the option, or as
+  /// many as keep rows * g accumulators, g weight vectors and a broadcast
+  /// within the 32 vector registers (LSTM 6, GRU 8, ...).
+  int64_t tileFor(int64_t g) const {
+    if (batchTile > 0)
+      return std::min<int64_t>(batchTile, 8);
+    return std::clamp<int64_t>((30 - g) / g, 1, 8);
+  }
   // Packed constants and scratch, set while emitting.
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
 };
 
 Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
                            ArrayRef<int64_t> shape, ArrayRef<float> values) {
-  auto type = MemRefType::get(shape, b.getF32Type());
-  auto tensorType = RankedTensorType::get(shape, b.getF32Type());
+  // A flat global (translated to LLVM as one raw data array, however large),
+  // viewed with the kernel's shape.
+  int64_t n = values.size();
+  auto flat = MemRefType::get({n}, b.getF32Type());
   OpBuilder mb(module.getBodyRegion());
   mb.setInsertionPointToStart(module.getBody());
   std::string sym = uniqueSymbol(module, name + "_" + suffix.str());
   auto g = memref::GlobalOp::create(
-      mb, b.getLoc(), sym, mb.getStringAttr("private"), type,
-      DenseElementsAttr::get(tensorType, values), /*constant=*/true,
-      mb.getI64IntegerAttr(64));
-  return memref::GetGlobalOp::create(b, type, g.getSymName());
+      mb, b.getLoc(), sym, mb.getStringAttr("private"), flat,
+      DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()), values),
+      /*constant=*/true, mb.getI64IntegerAttr(64));
+  Value v = memref::GetGlobalOp::create(b, flat, g.getSymName());
+  SmallVector<ReassociationIndices> all(1);
+  for (size_t i = 0; i < shape.size(); ++i)
+    all[0].push_back(i);
+  return memref::ExpandShapeOp::create(
+      b, MemRefType::get(shape, b.getF32Type()), v, all);
 }
 
 Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
@@ -267,29 +282,58 @@ SmallVector<Value> LayerEmitter::gemmTile(
     ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
     int64_t g, int64_t rows,
     function_ref<Value(ImplicitLocOpBuilder &, int64_t, Value)> a) {
-  SmallVector<Value> init(rows * g, vsplat(b, 0.f));
+  // With few accumulators (small batch), FMA latency rather than throughput
+  // bounds the loop: give each of `split` consecutive k its own set of
+  // accumulators (at least ~12 independent chains) and add them at the end.
+  int64_t chains = rows * g;
+  int64_t split = std::clamp<int64_t>(llvm::divideCeil(12, chains), 1, 4);
+  split = std::min(split, std::max<int64_t>(k, 1));
+  int64_t main = k / split * split;
   Value dIdx = idx(b, d);
-  auto loop = scf::ForOp::create(
-      b, idx(b, 0), idx(b, k), idx(b, 1), init,
-      [&](OpBuilder &ob, Location loc, Value kk, ValueRange acc) {
-        ImplicitLocOpBuilder ib(loc, ob);
-        SmallVector<Value> w;
+  // acc[set][r * g + gi] += W[k][gi] * A(r, k) for k = k0 + set.
+  auto body = [&](ImplicitLocOpBuilder &ib, Value k0, ValueRange acc,
+                  int64_t sets) {
+    SmallVector<Value> next;
+    for (int64_t set = 0; set < sets; ++set) {
+      Value kk = set ? arith::AddIOp::create(ib, k0, idx(ib, set)).getResult() : k0;
+      SmallVector<Value> w;
+      for (int64_t gi = 0; gi < g; ++gi)
+        w.push_back(vector::LoadOp::create(
+            ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+      for (int64_t r = 0; r < rows; ++r) {
+        Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
         for (int64_t gi = 0; gi < g; ++gi)
-          w.push_back(vector::LoadOp::create(
-              ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
-        SmallVector<Value> next;
-        for (int64_t r = 0; r < rows; ++r) {
-          Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
-          for (int64_t gi = 0; gi < g; ++gi)
-            next.push_back(vector::FMAOp::create(ib, w[gi], av, acc[r * g + gi]));
-        }
-        scf::YieldOp::create(ib, next);
-      });
-  return SmallVector<Value>(loop.getResults());
+          next.push_back(vector::FMAOp::create(ib, w[gi], av,
+                                               acc[set * chains + r * g + gi]));
+      }
+    }
+    return next;
+  };
+  SmallVector<Value> acc(split * chains, vsplat(b, 0.f));
+  if (main > 0) {
+    auto loop = scf::ForOp::create(
+        b, idx(b, 0), idx(b, main), idx(b, split), acc,
+        [&](OpBuilder &ob, Location loc, Value k0, ValueRange args) {
+          ImplicitLocOpBuilder ib(loc, ob);
+          scf::YieldOp::create(ib, body(ib, k0, args, split));
+        });
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // The k left over by the split go into the first set.
+  for (int64_t kk = main; kk < k; ++kk) {
+    SmallVector<Value> first(acc.begin(), acc.begin() + chains);
+    auto next = body(b, idx(b, kk), first, 1);
+    std::copy(next.begin(), next.end(), acc.begin());
+  }
+  SmallVector<Value> out(acc.begin(), acc.begin() + chains);
+  for (int64_t set = 1; set < split; ++set)
+    for (int64_t c = 0; c < chains; ++c)
+      out[c] = arith::AddFOp::create(b, out[c], acc[set * chains + c]);
+  return out;
 }
 
 void LayerEmitter::forEachRowTile(
-    ImplicitLocOpBuilder &b, int64_t total,
+    ImplicitLocOpBuilder &b, int64_t total, int64_t tile,
     function_ref<void(ImplicitLocOpBuilder &, Value, int64_t)> body) {
   int64_t full = total / tile * tile;
   if (full / tile == 1) {
@@ -345,7 +389,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   forEachBlock(b, nb, T * B * I * G * s.hp(), minWork,
                [&](ImplicitLocOpBuilder &pb, Value jb) {
     Value col = arith::MulIOp::create(pb, jb, c16);
-    forEachRowTile(pb, T * B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+    forEachRowTile(pb, T * B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
       SmallVector<Value> rowIdx;
       for (int64_t r = 0; r < rows; ++r)
         rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
@@ -454,7 +498,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
-        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+        forEachRowTile(pb, B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
@@ -506,7 +550,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
-        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+        forEachRowTile(pb, B, tileFor(2), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
@@ -530,7 +574,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
-        forEachRowTile(pb, B, [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+        forEachRowTile(pb, B, tileFor(1), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));

@@ -204,6 +204,11 @@ static LogicalResult unstack(rnn::StackOp op, onnx::ConstantBuilder &consts) {
   return success();
 }
 
+LogicalResult lstm_opt::unstackLayers(rnn::StackOp op) {
+  onnx::ConstantBuilder consts(op->getParentOfType<func::FuncOp>());
+  return unstack(op, consts);
+}
+
 LogicalResult lstm_opt::lowerSequenceToONNX(rnn::SequenceOp op) {
   onnx::ConstantBuilder consts(op->getParentOfType<func::FuncOp>());
   return lowerSequence(op, consts);

@@ -18,6 +18,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -45,6 +46,10 @@ std::vector<std::string> runtimeLibraries(const CPUOptions &options) {
                                    "/libmlir_c_runner_utils.so"};
   if (options.threads > 1)
     libs.push_back(std::string(LSTM_OPT_LLVM_LIBDIR) + "/libomp.so");
+#ifdef LSTM_OPT_CUDNN_RUNTIME
+  if (options.cuda)
+    libs.push_back(LSTM_OPT_CUDNN_RUNTIME);
+#endif
   return libs;
 }
 
@@ -110,6 +115,11 @@ void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
   std::string p;
   if (options.recognize)
     p += "rnn-recognize-cells,rnn-roll-time-loop,rnn-pair-bidirectional,";
+  if (options.cuda)
+    p += llvm::formatv("rnn-stack-layers,convert-rnn-to-cudnn{{data-type={0} "
+                       "algo={1}},",
+                       options.cudnnDataType, options.cudnnAlgo)
+             .str();
   p += llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
   p += "convert-onnx-to-linalg,canonicalize,cse,"
        "one-shot-bufferize{bufferize-function-boundaries "
@@ -132,8 +142,36 @@ void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
     llvm::report_fatal_error("lstm-opt: the CPU pipeline does not parse");
 }
 
+bool lstm_opt::cpu::haveCUDNNRuntime() {
+#ifdef LSTM_OPT_CUDNN_RUNTIME
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool lstm_opt::cpu::cudaDeviceAvailable() {
+#ifdef LSTM_OPT_CUDNN_RUNTIME
+  // The runtime is loaded, not linked (no CUDA dependency for the library).
+  std::string err;
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(LSTM_OPT_CUDNN_RUNTIME, &err);
+  if (!lib.isValid())
+    return false;
+  auto probe = reinterpret_cast<int (*)()>(
+      lib.getAddressOfSymbol("lstm_opt_cuda_device_available"));
+  return probe && probe() != 0;
+#else
+  return false;
+#endif
+}
+
 FailureOr<ModelSignature>
 lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
+  if (options.cuda && !haveCUDNNRuntime()) {
+    module.emitError() << "this build has no cuDNN runtime (configure with "
+                          "CUDA and cuDNN found and LSTM_OPT_ENABLE_CUDNN=ON)";
+    return failure();
+  }
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
@@ -357,8 +395,14 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
   std::vector<std::string> args = {*cc, "-shared", "-o", tmp.str().str(),
                                    obj.str().str(), "-L" LSTM_OPT_LLVM_LIBDIR,
                                    "-Wl,-rpath," LSTM_OPT_LLVM_LIBDIR};
-  for (const std::string &lib : runtimeLibraries(options))
+  for (const std::string &lib : runtimeLibraries(options)) {
+    StringRef dir = llvm::sys::path::parent_path(lib);
+    if (dir != LSTM_OPT_LLVM_LIBDIR) {
+      args.push_back(("-L" + dir).str());
+      args.push_back(("-Wl,-rpath," + dir).str());
+    }
     args.push_back("-l:" + llvm::sys::path::filename(lib).str());
+  }
   args.push_back("-lm");
   std::vector<StringRef> argRefs(args.begin(), args.end());
   std::string err;

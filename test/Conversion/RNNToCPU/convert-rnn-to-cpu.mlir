@@ -3,10 +3,10 @@
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_W : memref<1x2x3x3x16xf32>
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_B : memref<1x3x32xf32>
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rrz : memref<1x2x18x2x16xf32>
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rn : memref<1x2x18x1x16xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_W : memref<288xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_B : memref<96xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rrz : memref<1152xf32>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rn : memref<576xf32>
 // CHECK-LABEL: func.func @gru(
 // CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only
 // CHECK:   %[[XR:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<5x2x3xf32> into memref<10x3xf32>
@@ -16,12 +16,14 @@
 // CHECK:   call @__lstm_opt_layer(%[[XR]], %[[H0]], %[[Y]], %[[HN]])
 // CHECK:   bufferization.to_tensor %[[Y]] restrict writable
 // CHECK: func.func private @__lstm_opt_layer(%{{.*}}: memref<10x3xf32>, %{{.*}}: memref<1x2x18xf32>, %{{.*}}: memref<5x1x2x18xf32>, %{{.*}}: memref<1x2x18xf32>)
-// The input GEMM: 2 hidden blocks x row tiles of 4 (+ a tail of 2 rows),
-// 3 gates -> 12 accumulators.
+// Flat globals (one raw array in LLVM) viewed in the kernel's layout.
+// CHECK:   %[[WF:.*]] = memref.get_global @__lstm_opt_layer_W : memref<288xf32>
+// CHECK:   memref.expand_shape %[[WF]] {{\[}}[0, 1, 2, 3, 4]] output_shape [1, 2, 3, 3, 16] : memref<288xf32> into memref<1x2x3x3x16xf32>
+// The input GEMM: 2 hidden blocks x one row tile of 8 (3 gates -> 24
+// accumulators, the automatic tile for a GRU) + a tail of 2 rows.
 // CHECK:   scf.for
-// CHECK:     scf.for
-// CHECK:       %{{.*}}:12 = scf.for {{.*}} iter_args(
-// CHECK-COUNT-12: vector.fma
+// CHECK:     %{{.*}}:24 = scf.for {{.*}} iter_args(
+// CHECK-COUNT-24: vector.fma
 // The time loop, reverse: t = 4 - s.
 // CHECK:   scf.for %[[S:.*]] = %c0 to %c5 step %c1 {
 // CHECK:     arith.subi %c4, %[[S]]
@@ -40,7 +42,8 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 
 // A hoisted LSTM (input_projection + recurrence) lowers to the same kind of
 // function; with parallel-min-work=0 the blocks are an scf.parallel, and
-// batch-tile=2 gives 2 rows x 4 gates = 8 accumulators.
+// batch-tile=2 gives 2 rows x 4 gates = 8 accumulator chains, doubled over
+// consecutive k (step 2) to hide the FMA latency, and summed after the loop.
 // PAR-LABEL: func.func @lstm(
 // PAR:   call @__lstm_opt_lstm_layer(
 // PAR-NOT: rnn.
@@ -48,8 +51,9 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // PAR:   scf.parallel
 // PAR:   scf.for %{{.*}} = %c0 to %c3 step %c1 {
 // PAR:     scf.parallel
-// PAR:       %{{.*}}:8 = scf.for {{.*}} iter_args(
-// PAR-COUNT-8: vector.fma
+// PAR:       %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32 step %c2 iter_args(
+// PAR-COUNT-16: vector.fma
+// PAR:       arith.addf %{{.*}}#0, %{{.*}}#8 : vector<16xf32>
 // CHECK-LABEL: func.func @lstm(
 // CHECK-NOT: scf.parallel
 func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {

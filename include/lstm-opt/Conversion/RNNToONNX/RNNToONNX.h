@@ -18,6 +18,10 @@ namespace lstm_opt {
 /// if its weights are not constants.
 mlir::LogicalResult lowerSequenceToONNX(rnn::SequenceOp op);
 
+/// Splits an rnn.stack into one rnn.sequence per level again, glued with
+/// onnx Squeeze (or Transpose + Reshape for two directions) and Concat.
+mlir::LogicalResult unstackLayers(rnn::StackOp op);
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_RNNTOONNX_RNNTOONNX_H

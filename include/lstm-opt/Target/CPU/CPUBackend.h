@@ -33,12 +33,25 @@ struct CPUOptions {
   /// Threads the hidden blocks of each layer are split across (OpenMP);
   /// 1 = sequential code with no OpenMP runtime.
   unsigned threads = 1;
-  /// Batch rows per register tile of the generated GEMMs.
-  int64_t batchTile = 4;
+  /// Rows per register tile of the generated GEMMs; 0 = automatic.
+  int64_t batchTile = 0;
   /// Run recognition first (rnn-recognize-cells, roll, pair); off when the
   /// input already holds rnn layers.
   bool recognize = true;
+  /// Run the recurrent layers cuDNN can run exactly through the cuDNN runtime
+  /// (convert-rnn-to-cudnn; layers are stacked first); the rest stays on the
+  /// CPU. `cudnnDataType` is f32 or f16, `cudnnAlgo` standard or
+  /// persist-static.
+  bool cuda = false;
+  std::string cudnnDataType = "f32";
+  std::string cudnnAlgo = "standard";
 };
+
+/// True if this build has the cuDNN runtime library (LSTM_OPT_ENABLE_CUDNN).
+bool haveCUDNNRuntime();
+/// True if the cuDNN runtime finds a usable CUDA device (false without the
+/// runtime).
+bool cudaDeviceAvailable();
 
 /// The entry point's name in the compiled code.
 constexpr const char *kEntryName = "lstm_opt_model";

@@ -196,6 +196,10 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
           return SmallVector<int64_t>{w};
       }
     }
+    // Values are flattened: only a gather from 1-D data is exact.
+    if (auto t = dyn_cast<RankedTensorType>(g.getData().getType());
+        t && t.getRank() > 1)
+      return std::nullopt;
     auto data = eval(g.getData()), idx = eval(g.getIndices());
     if (!data || !idx || g.getAxis() != 0)
       return std::nullopt;
@@ -251,6 +255,11 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
       return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
     });
   if (auto c = dyn_cast<ConcatOp>(op)) {
+    // Flattened values concatenate exactly only along the first axis.
+    if (c.getAxis() != 0)
+      for (Value in : c.getInputs())
+        if (auto t = dyn_cast<RankedTensorType>(in.getType()); !t || t.getRank() > 1)
+          return std::nullopt;
     SmallVector<int64_t> out;
     for (Value in : c.getInputs()) {
       auto x = eval(in);

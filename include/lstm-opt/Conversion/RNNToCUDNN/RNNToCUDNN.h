@@ -1,0 +1,23 @@
+//===- RNNToCUDNN.h - rnn -> cuDNN runtime calls ----------------*- C++ -*-===//
+
+#ifndef LSTM_OPT_CONVERSION_RNNTOCUDNN_RNNTOCUDNN_H
+#define LSTM_OPT_CONVERSION_RNNTOCUDNN_RNNTOCUDNN_H
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace lstm_opt {
+
+#define GEN_PASS_DECL_CONVERTRNNTOCUDNNPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+
+} // namespace lstm_opt
+
+#endif // LSTM_OPT_CONVERSION_RNNTOCUDNN_RNNTOCUDNN_H

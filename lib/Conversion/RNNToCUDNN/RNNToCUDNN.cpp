@@ -1,0 +1,341 @@
+//===- RNNToCUDNN.cpp - rnn layers -> cuDNN runtime calls -----------------===//
+//
+// Every rnn.sequence / rnn.stack cuDNN can run becomes one call into the
+// project's cuDNN runtime (include/lstm-opt/Runtime/CUDNNRuntime.h):
+//
+//   func.call @lstm_opt_rnn_forward_memref(%config, %W0, %Wn, %R, %Bw, %Br,
+//                                          %x, %lens, %h0, %c0, %y, %hn, %cn)
+//
+// with the canonical weights as flat constant globals (the runtime converts
+// them into cuDNN's weight space once, on the layer's first call), and a
+// constant i64 config (cell, directions, layers, sizes, data type, algorithm,
+// layer id). Absent operands are empty memrefs. What cuDNN cannot express
+// exactly is left for the CPU kernels (convert-rnn-to-cpu), with a remark
+// naming the node and the reason: reverse-only layers, GRU with the reset
+// before the recurrent GEMM, non-default activations, clip.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
+
+#include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace lstm_opt {
+#define GEN_PASS_DEF_CONVERTRNNTOCUDNNPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+} // namespace lstm_opt
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace {
+
+constexpr const char *kForwardFn = "lstm_opt_rnn_forward_memref";
+
+/// Why cuDNN cannot run `op` exactly, or "" if it can.
+template <typename OpTy>
+std::string unsupportedReason(OpTy op) {
+  if (op.getDirection() == rnn::Direction::Reverse)
+    return "cuDNN has no reverse-only direction";
+  if (op.getCell() == rnn::CellKind::GRU && !op.getLinearBeforeReset())
+    return "cuDNN's GRU applies the reset after the recurrent GEMM "
+           "(linear_before_reset = 1) only";
+  if (op.getClipAttr())
+    return "ONNX's clip (of the gate pre-activations) has no cuDNN equivalent";
+  if (auto acts = op.getActivationsAttr()) {
+    SmallVector<std::string> names;
+    for (Attribute a : acts)
+      names.push_back(cast<StringAttr>(a).getValue().lower());
+    int64_t n = rnn::getNumActivations(op.getCell());
+    for (size_t i = 0; i < names.size(); ++i) {
+      StringRef want;
+      switch (op.getCell()) {
+      case rnn::CellKind::LSTM: want = i % n == 0 ? "sigmoid" : "tanh"; break;
+      case rnn::CellKind::GRU: want = i % n == 0 ? "sigmoid" : "tanh"; break;
+      case rnn::CellKind::RNN:
+        if (names[i] != names[0] || (names[i] != "tanh" && names[i] != "relu"))
+          return "cuDNN's simple RNN is tanh or relu (the same in both "
+                 "directions)";
+        continue;
+      }
+      if (names[i] != want)
+        return "cuDNN runs the default activations only";
+    }
+  }
+  return "";
+}
+
+int64_t cellCode(rnn::CellKind kind, std::optional<ArrayAttr> acts) {
+  switch (kind) {
+  case rnn::CellKind::LSTM: return 0;
+  case rnn::CellKind::GRU: return 1;
+  case rnn::CellKind::RNN:
+    return acts && cast<StringAttr>((*acts)[0]).getValue().lower() == "relu" ? 3 : 2;
+  }
+  return 0;
+}
+
+std::string baseName(Location loc) {
+  std::string n = "layer";
+  loc->walk([&](Location l) {
+    if (auto nl = dyn_cast<NameLoc>(l)) {
+      n = nl.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string out = "__lstm_opt_cudnn_";
+  for (char c : n)
+    out += llvm::isAlnum(c) ? c : '_';
+  return out;
+}
+
+std::string uniqueSymbol(ModuleOp module, StringRef base) {
+  std::string name = base.str();
+  for (int n = 1; module.lookupSymbol(name); ++n)
+    name = (base + "_" + Twine(n)).str();
+  return name;
+}
+
+/// The declaration of the runtime entry (C interface).
+func::FuncOp getOrDeclareForward(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(kForwardFn))
+    return f;
+  MLIRContext *ctx = module.getContext();
+  Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32),
+       i64 = IntegerType::get(ctx, 64);
+  auto dyn = [&](int64_t rank, Type t) {
+    return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), t);
+  };
+  SmallVector<Type> args = {dyn(1, i64), dyn(1, f32), dyn(1, f32), dyn(1, f32),
+                            dyn(1, f32), dyn(1, f32), dyn(3, f32), dyn(1, i32),
+                            dyn(3, f32), dyn(3, f32), dyn(4, f32), dyn(3, f32),
+                            dyn(3, f32)};
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto f = func::FuncOp::create(b, module.getLoc(), kForwardFn,
+                                FunctionType::get(ctx, args, {}));
+  f.setPrivate();
+  f->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(), UnitAttr::get(ctx));
+  return f;
+}
+
+class Lowering {
+public:
+  Lowering(ModuleOp module, int64_t dataType, int64_t algo)
+      : module(module), dataType(dataType), algo(algo) {}
+
+  /// One layer stack: weights as canonical arrays, tensors from the op.
+  LogicalResult lower(Operation *op, rnn::CellKind kind,
+                      std::optional<ArrayAttr> acts, bool bidir,
+                      int64_t layers, int64_t hidden, Value x,
+                      ArrayRef<Value> weights, Value h0, Value c0, Value lens);
+
+private:
+  Value flatGlobal(ImplicitLocOpBuilder &b, StringRef base, StringRef suffix,
+                   Type elt, Attribute values, int64_t n);
+
+  ModuleOp module;
+  int64_t dataType, algo, nextId = 0;
+};
+
+Value Lowering::flatGlobal(ImplicitLocOpBuilder &b, StringRef base,
+                           StringRef suffix, Type elt, Attribute values,
+                           int64_t n) {
+  auto type = MemRefType::get({n}, elt);
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToStart(module.getBody());
+  std::string sym = uniqueSymbol(module, (base + "_" + suffix).str());
+  auto g = memref::GlobalOp::create(mb, b.getLoc(), sym,
+                                    mb.getStringAttr("private"), type, values,
+                                    /*constant=*/true, mb.getI64IntegerAttr(64));
+  Value v = memref::GetGlobalOp::create(b, type, g.getSymName());
+  return memref::CastOp::create(
+      b, MemRefType::get({ShapedType::kDynamic}, elt), v);
+}
+
+LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
+                              std::optional<ArrayAttr> acts, bool bidir,
+                              int64_t layers, int64_t hidden, Value x,
+                              ArrayRef<Value> weights, Value h0, Value c0,
+                              Value lens) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError() << "convert-rnn-to-cudnn: " << why;
+  };
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  if (!xt || !xt.hasStaticShape() || xt.getRank() != 3 ||
+      !xt.getElementType().isF32())
+    return fail("needs a static f32 [T, B, I] input; specialise the input "
+                "shapes first");
+  int64_t T = xt.getDimSize(0), B = xt.getDimSize(1), I = xt.getDimSize(2);
+  int64_t D = bidir ? 2 : 1, H = hidden;
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  std::string base = baseName(op->getLoc());
+  Type f32 = b.getF32Type();
+
+  // Weights: W0, Wn, R, Bw, Br, flattened (Wn empty for one layer).
+  SmallVector<Value> w;
+  for (auto [i, v] : llvm::enumerate(weights)) {
+    static const char *names[] = {"W0", "Wn", "R", "Bw", "Br"};
+    if (!v) {
+      w.push_back(flatGlobal(b, base, names[i], f32,
+                             DenseElementsAttr::get(RankedTensorType::get({0}, f32),
+                                                    ArrayRef<float>{}),
+                             0));
+      continue;
+    }
+    auto t = onnx::getConstantF32(v);
+    if (!t)
+      return fail("needs constant f32 weights");
+    int64_t n = t->numElements();
+    w.push_back(flatGlobal(b, base, names[i], f32,
+                           DenseElementsAttr::get(RankedTensorType::get({n}, f32),
+                                                  ArrayRef<float>(t->values)),
+                           n));
+  }
+  int64_t id = nextId++;
+  SmallVector<int64_t> config = {cellCode(kind, acts), bidir ? 1 : 0, layers, I,
+                                 H, T, B, dataType, algo, id};
+  Value cfg = flatGlobal(b, base, "config", b.getI64Type(),
+                         DenseElementsAttr::get(
+                             RankedTensorType::get({10}, b.getI64Type()),
+                             ArrayRef<int64_t>(config)),
+                         10);
+
+  auto dynType = [&](int64_t rank, Type elt) {
+    return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), elt);
+  };
+  // A tensor operand as a read-only buffer of the runtime's type (static
+  // [shape] first), or an empty one when absent.
+  auto operand = [&](Value v, ArrayRef<int64_t> shape, Type elt) -> FailureOr<Value> {
+    auto staticType = MemRefType::get(shape, elt);
+    if (!v) {
+      SmallVector<int64_t> zeros(shape.size(), 0);
+      Value m = memref::AllocOp::create(b, MemRefType::get(zeros, elt));
+      return Value(memref::CastOp::create(b, dynType(shape.size(), elt), m));
+    }
+    auto tt = RankedTensorType::get(shape, elt);
+    if (v.getType() != tt) {
+      if (!tensor::CastOp::areCastCompatible(v.getType(), tt))
+        return fail("an initial state or sequence_lens has the wrong shape"),
+               failure();
+      v = tensor::CastOp::create(b, tt, v);
+    }
+    Value m = bufferization::ToBufferOp::create(b, staticType, v, /*read_only=*/true);
+    return Value(memref::CastOp::create(b, dynType(shape.size(), elt), m));
+  };
+  auto xm = operand(x, {T, B, I}, f32);
+  auto lm = operand(lens, {B}, b.getI32Type());
+  auto hm = operand(h0, {layers * D, B, H}, f32);
+  auto cm = operand(c0, {layers * D, B, H}, f32);
+  if (failed(xm) || failed(lm) || failed(hm) || failed(cm))
+    return failure();
+
+  SmallVector<Value> outs;
+  SmallVector<SmallVector<int64_t>> shapes = {{T, D, B, H}, {layers * D, B, H}};
+  if (kind == rnn::CellKind::LSTM)
+    shapes.push_back({layers * D, B, H});
+  for (auto &shape : shapes)
+    outs.push_back(memref::AllocOp::create(b, MemRefType::get(shape, f32),
+                                           b.getI64IntegerAttr(64)));
+  Value cn = kind == rnn::CellKind::LSTM
+                 ? Value(memref::CastOp::create(b, dynType(3, f32), outs[2]))
+                 : memref::CastOp::create(
+                       b, dynType(3, f32),
+                       memref::AllocOp::create(b, MemRefType::get({0, 0, 0}, f32)))
+                       .getResult();
+  func::FuncOp fn = getOrDeclareForward(module);
+  SmallVector<Value> args = {cfg};
+  args.append(w.begin(), w.end());
+  args.append({*xm, *lm, *hm, *cm,
+               memref::CastOp::create(b, dynType(4, f32), outs[0]),
+               memref::CastOp::create(b, dynType(3, f32), outs[1]), cn});
+  func::CallOp::create(b, fn, args);
+
+  for (auto [res, m] : llvm::zip(op->getResults(), outs)) {
+    auto tt = RankedTensorType::get(cast<MemRefType>(m.getType()).getShape(), f32);
+    Value t = bufferization::ToTensorOp::create(b, tt, m, /*restrict=*/true,
+                                                /*writable=*/true);
+    if (t.getType() != res.getType()) {
+      if (!tensor::CastOp::areCastCompatible(t.getType(), res.getType()))
+        return fail("result type does not match the layer's shape");
+      t = tensor::CastOp::create(b, res.getType(), t);
+    }
+    res.replaceAllUsesWith(t);
+  }
+  SmallVector<Operation *> inputs;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      inputs.push_back(def);
+  op->erase();
+  onnx::eraseDeadOps(inputs);
+  return success();
+}
+
+struct ConvertRNNToCUDNNPass
+    : public lstm_opt::impl::ConvertRNNToCUDNNPassBase<ConvertRNNToCUDNNPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int64_t dt = dataType == "f16" ? 1 : 0;
+    if (dataType != "f32" && dataType != "f16") {
+      module.emitError() << "convert-rnn-to-cudnn: data-type is f32 or f16, not '"
+                         << dataType << "'";
+      return signalPassFailure();
+    }
+    int64_t al = algo == "persist-static" ? 1 : 0;
+    if (algo != "standard" && algo != "persist-static") {
+      module.emitError() << "convert-rnn-to-cudnn: algo is standard or "
+                            "persist-static, not '" << algo << "'";
+      return signalPassFailure();
+    }
+    Lowering lowering(module, dt, al);
+    SmallVector<Operation *> layers;
+    module.walk([&](Operation *op) {
+      if (isa<rnn::SequenceOp, rnn::StackOp>(op))
+        layers.push_back(op);
+    });
+    for (Operation *op : layers) {
+      LogicalResult res = success();
+      if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
+        std::string why = unsupportedReason(seq);
+        if (!why.empty()) {
+          seq.emitRemark() << "convert-rnn-to-cudnn: layer left for the CPU "
+                              "kernels: " << why;
+          continue;
+        }
+        res = lowering.lower(seq, seq.getCell(), seq.getActivations(),
+                             seq.getDirection() == rnn::Direction::Bidirectional,
+                             1, seq.getHiddenSize(), seq.getX(),
+                             {seq.getW(), Value(), seq.getR(), seq.getBw(), seq.getBr()},
+                             seq.getH0(), seq.getC0(), seq.getSequenceLens());
+      } else {
+        auto st = cast<rnn::StackOp>(op);
+        std::string why = unsupportedReason(st);
+        if (!why.empty()) {
+          // Its levels go to the CPU kernels one by one.
+          st.emitRemark() << "convert-rnn-to-cudnn: stack left for the CPU "
+                             "kernels, level by level: " << why;
+          if (failed(unstackLayers(st)))
+            return signalPassFailure();
+          continue;
+        }
+        res = lowering.lower(st, st.getCell(), st.getActivations(),
+                             st.getDirection() == rnn::Direction::Bidirectional,
+                             st.getNumLayers(), st.getHiddenSize(), st.getX(),
+                             {st.getW0(), st.getWn(), st.getR(), st.getBw(), st.getBr()},
+                             st.getH0(), st.getC0(), st.getSequenceLens());
+      }
+      if (failed(res))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
