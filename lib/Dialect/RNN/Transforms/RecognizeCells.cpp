@@ -185,7 +185,10 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
   // input x W, where input may be Concat([x, h]) along features.
   auto addProduct = [&](Value lhs, Value weight, bool transposed,
                         float scale) -> LogicalResult {
-    if (!od::getConstantF32(weight)) {
+    // Only the type is checked here (materialising a large weight for every
+    // step cost seconds); the values are read once, through constant().
+    auto attr = od::getConstantAttr(weight);
+    if (!attr || !attr.getElementType().isF32()) {
       why = "the weights of a gate matmul are not f32 constants";
       return failure();
     }
