@@ -65,3 +65,10 @@ if getattr(config, "lstm_opt_cudnn_runtime", False):
             config.available_features.add("cuda-device")
     except (OSError, subprocess.SubprocessError):
         pass
+
+# ptxas from the CUDA toolkit (issue 6): `ptxas` when it exists, for the
+# tests that assemble the generated GPU kernels' PTX (no GPU needed).
+config.ptxas = os.environ.get("LSTM_OPT_PTXAS", "/usr/local/cuda/bin/ptxas")
+if os.access(config.ptxas, os.X_OK):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))

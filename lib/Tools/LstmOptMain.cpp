@@ -6,6 +6,7 @@
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Support/Diagnostics.h"
 #include "lstm-opt/Target/CPU/CPUBackend.h"
+#include "lstm-opt/Target/GPU/GPUBackend.h"
 #include "lstm-opt/Target/ONNX/ONNXExport.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
 #include "lstm-opt/Tools/Report.h"
@@ -78,6 +79,11 @@ llvm::cl::opt<std::string> cudnnAlgo(
     "cudnn-algo",
     llvm::cl::desc("--target=cudnn: standard, or persist-static (small batch)"),
     llvm::cl::init("standard"), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> gpuChip(
+    "gpu-chip",
+    llvm::cl::desc("--target=gpu: sm_80 (default) or sm_90"),
+    llvm::cl::init("sm_80"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
@@ -327,8 +333,25 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       return 1;
     signature = *sig;
   }
+  // --target=gpu: the kernels' PTX (or a cubin from it by ptxas); .mlir
+  // output prints the host side with its gpu.module.
+  std::string ptx;
+  if (target == "gpu") {
+    gpu_backend::GPUOptions gpuOptions;
+    gpuOptions.chip = gpuChip;
+    gpuOptions.recognize = !explicitPasses;
+    auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
+    if (failed(compiled))
+      return 1;
+    ptx = std::move(*compiled);
+  }
   report.phases.push_back({"passes", msSince(start)});
   report.opsAfter = RunReport::countOps(*module);
+  if (target == "gpu" && outFormat == Format::Object) {
+    if (llvm::sys::path::extension(outputPath) == ".cubin")
+      return failed(gpu_backend::ptxToCubin(ptx, gpuChip, outputPath));
+    return failed(writeAtomically(outputPath, ptx));
+  }
 
   if ((target == "cpu" || target == "cudnn") && outFormat != Format::MLIR) {
     StringRef ext = llvm::sys::path::extension(outputPath);
@@ -423,14 +446,10 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     reportKind = "text";
   if (reportKind == "none" && !reportFile.empty())
     reportKind = "text"; // --report-file alone asks for the text report
-  if (target != "onnx" && target != "cpu" && target != "cudnn") {
-    if (target == "gpu")
-      llvm::errs() << "lstm-opt: error: --target=" << target
-                   << " is not available in this build yet; use "
-                      "--target=onnx\n";
-    else
-      llvm::errs() << "lstm-opt: error: unknown --target '" << target
-                   << "' (onnx, cpu, cudnn, gpu)\n";
+  if (target != "onnx" && target != "cpu" && target != "cudnn" &&
+      target != "gpu") {
+    llvm::errs() << "lstm-opt: error: unknown --target '" << target
+                 << "' (onnx, cpu, cudnn, gpu)\n";
     return 1;
   }
 
@@ -454,6 +473,16 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
       llvm::errs() << "lstm-opt: error: --target=" << target
                    << " writes .mlir (LLVM dialect), .o (object file) or .so "
                       "(shared library + .h), not '" << outputPath << "'\n";
+      return 1;
+    }
+  } else if (target == "gpu") {
+    StringRef ext = llvm::sys::path::extension(outputPath);
+    if (ext == ".ptx" || ext == ".cubin")
+      outFormat = Format::Object;
+    else if (outputPath != "-" && ext != ".mlir") {
+      llvm::errs() << "lstm-opt: error: --target=gpu writes .ptx (PTX of the "
+                      "generated kernels), .cubin (ptxas) or .mlir (host "
+                      "code and gpu.module), not '" << outputPath << "'\n";
       return 1;
     }
   } else if (outputPath != "-" && isONNXFile(outputPath)) {

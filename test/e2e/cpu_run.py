@@ -46,6 +46,9 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu",
                     help="cpu, or cuda (lstm-run --device=cuda: cuDNN layers)")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="an extra lstm-run flag (repeatable), e.g. "
+                         "--extra=--gpu-kernels-on-cpu")
     ap.add_argument("model")
     a = ap.parse_args()
     rtol = RTOL if a.device == "cpu" else 5e-3
@@ -64,7 +67,7 @@ def main():
         for k in threads:
             out = os.path.join(work, f"out-b{b}-t{k}.npz")
             cmd = [a.lstm_run, a.model, "--inputs", inp, "--outputs", out,
-                   "--threads", str(k), "--device", a.device]
+                   "--threads", str(k), "--device", a.device] + a.extra
             proc = subprocess.run(cmd, capture_output=True, text=True)
             tag = f"batch={b} threads={k}"
             if proc.returncode != 0:

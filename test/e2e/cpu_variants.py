@@ -113,6 +113,11 @@ def main():
     ap.add_argument("--lstm-opt", help="unused")
     ap.add_argument("--workdir")
     ap.add_argument("--only", default="")
+    ap.add_argument("--skip", action="append", default=[],
+                    help="leave out the cases whose name contains this")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="an extra lstm-run flag (repeatable), e.g. "
+                         "--extra=--gpu-kernels-on-cpu")
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp(prefix="cpu-variants-")
     os.makedirs(work, exist_ok=True)
@@ -141,7 +146,7 @@ def main():
 
     passed = failed = 0
     for name, path, feeds in cases:
-        if a.only not in name:
+        if a.only not in name or any(s in name for s in a.skip):
             continue
         ref = run_ort(path, feeds)
         inp = os.path.join(work, name + ".in.npz")
@@ -149,7 +154,8 @@ def main():
         for k in (1, 2):
             out = os.path.join(work, f"{name}.t{k}.npz")
             proc = subprocess.run([a.lstm_run, path, "--inputs", inp, "--outputs", out,
-                                   "--threads", str(k), "-q"], capture_output=True, text=True)
+                                   "--threads", str(k), "-q"] + a.extra,
+                                  capture_output=True, text=True)
             if proc.returncode:
                 print(f"FAIL {name} threads={k}: exit {proc.returncode}\n{proc.stderr}")
                 failed += 1

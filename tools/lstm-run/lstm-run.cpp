@@ -38,7 +38,9 @@ using namespace lstm_opt;
 namespace cl = llvm::cl;
 
 static cl::OptionCategory category("lstm-run options");
-static cl::opt<std::string> modelPath(cl::Positional, cl::desc("MODEL.onnx"),
+static cl::opt<std::string> modelPath(cl::Positional,
+                                      cl::desc("MODEL.onnx, or MODEL.so from "
+                                               "lstm-opt --target=cpu"),
                                       cl::Required, cl::cat(category));
 static cl::opt<std::string> inputsPath("inputs",
                                        cl::desc("npz with one array per graph input"),
@@ -75,6 +77,13 @@ static cl::opt<std::string> cudnnDataType(
 static cl::opt<std::string> cudnnAlgo(
     "cudnn-algo", cl::desc("--device=cuda: standard, or persist-static"),
     cl::init("standard"), cl::cat(category));
+static cl::opt<std::string> gpuKernelsOnCPU(
+    "gpu-kernels-on-cpu",
+    cl::desc("Run the recurrent layers through the generated GPU kernel "
+             "bodies mapped to CPU loops (convert-rnn-to-gpu{mapping=cpu}), "
+             "a numerics test of the GPU kernels; =step or =persistent "
+             "forces the recurrence kernel's design"),
+    cl::ValueOptional, cl::init("off"), cl::cat(category));
 static cl::opt<bool> quiet("q", cl::desc("Print only the timing line"),
                            cl::init(false), cl::cat(category));
 
@@ -197,6 +206,14 @@ int main(int argc, char **argv) {
   options.threads = threads ? (unsigned)threads
                             : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   options.batchTile = batchTile;
+  if (gpuKernelsOnCPU != "off") {
+    std::string design = gpuKernelsOnCPU.empty() ? std::string("auto") : gpuKernelsOnCPU.getValue();
+    if (design != "auto" && design != "step" && design != "persistent")
+      return fail("--gpu-kernels-on-cpu takes auto, step or persistent, not '" +
+                  design + "'");
+    options.gpuKernelsOnCPU = true;
+    options.gpuKernelsDesign = design;
+  }
   // Each thread keeps the same hidden blocks - the same weight slice - every
   // step; pinning the OpenMP threads keeps that slice in the thread's own
   // cache (measured: 1.76 -> 1.28 ms for an LSTM(150, 1, 16, 256) on 2
@@ -217,7 +234,22 @@ int main(int argc, char **argv) {
   }
 
   std::unique_ptr<cpu::JITModel> model;
-  {
+  if (StringRef(modelPath).ends_with(".so")) {
+    // Compiled ahead of time (lstm-opt --target=cpu -o m.so): no compiler in
+    // this process, only the weights and activations.
+    if (randomInputs)
+      return fail("--random-inputs needs an ONNX model, not a compiled library");
+    auto loaded = cpu::JITModel::load(modelPath);
+    if (!loaded)
+      return fail(llvm::toString(loaded.takeError()));
+    model = std::move(*loaded);
+    for (const cpu::TensorSig &t : model->signature().inputs) {
+      auto it = llvm::find_if(inputArrays, [&](auto &kv) { return kv.first == t.name; });
+      if (it != inputArrays.end() && it->second.shape != t.shape)
+        return fail(inputsPath + ": input '" + t.name +
+                    "' has another shape than the library was compiled for");
+    }
+  } else {
     // The MLIR module (and its copies of the weights) lives only while
     // compiling.
     DialectRegistry registry;

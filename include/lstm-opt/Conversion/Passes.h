@@ -5,6 +5,7 @@
 
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 #include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
+#include "lstm-opt/Conversion/RNNToGPU/RNNToGPU.h"
 #include "lstm-opt/Conversion/ONNXToLinalg/ONNXToLinalg.h"
 #include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
 

@@ -104,4 +104,39 @@ def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
   ];
 }
 
+def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower rnn layers to generated GPU kernels (or their CPU-mapped twin)";
+  let description = [{
+    Each `rnn.sequence` becomes a call to a generated host function on
+    memrefs that runs, per layer, a hoisted input-projection kernel and the
+    recurrence: one fused gate kernel launch per time step (each thread one
+    (batch row, hidden unit): its G dot products over H, then the whole
+    cell epilogue), or, for batch <= 4, one persistent kernel for all steps
+    (each block keeps its recurrent-weight slice in shared memory; a
+    software grid barrier separates the steps). With `mapping=gpu` the
+    kernels are `gpu.func`s of one `gpu.module` launched by
+    `gpu.launch_func` on `gpu.alloc`'ed device buffers; with `mapping=cpu`
+    the same kernel bodies are placed in `scf.parallel` loops over
+    (blocks, threads) of a plain function, for testing on the CPU.
+    `sequence_lens` is refused. See docs/passes/convert-rnn-to-gpu.md.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::gpu::GPUDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::math::MathDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"mapping", "mapping", "std::string", /*default=*/"\"gpu\"",
+           "gpu (gpu.module + gpu.launch_func) or cpu (the same kernel bodies "
+           "in scf.parallel loops)">,
+    Option<"design", "design", "std::string", /*default=*/"\"auto\"",
+           "Recurrence kernel: auto (persistent for batch <= 4 when it fits), "
+           "step (one fused launch per step) or persistent">,
+    Option<"maxCoResidentBlocks", "max-blocks", "int64_t", /*default=*/"48",
+           "Largest grid the persistent kernel may use: blocks assumed "
+           "co-resident (one per SM)">,
+  ];
+}
+
 #endif // LSTM_OPT_CONVERSION_PASSES_TD

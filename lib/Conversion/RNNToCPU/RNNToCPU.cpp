@@ -26,6 +26,7 @@
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -44,21 +45,9 @@ using namespace lstm_opt;
 
 namespace {
 
-/// `base`, or `base_N` for the first N that no symbol of `module` uses.
-std::string uniqueSymbol(ModuleOp module, StringRef base) {
-  std::string name = base.str();
-  for (int n = 1; module.lookupSymbol(name); ++n)
-    name = (base + "_" + Twine(n)).str();
-  return name;
-}
-
 constexpr int64_t kVec = 16; // f32 lanes of one AVX-512 register
 
-/// An activation with its ONNX parameters.
-struct Activation {
-  std::string name;
-  float alpha = 0.f, beta = 0.f;
-};
+using rnn::Activation;
 
 /// Everything about one layer the generator needs, all static.
 struct LayerSpec {
@@ -77,55 +66,6 @@ struct LayerSpec {
   /// n gate's GEMM: two parallel phases per step.
   bool twoPhase() const { return isGRU() && !linearBeforeReset; }
 };
-
-/// ONNX activation names with their default parameters; which consume an
-/// alpha / beta from the op's lists (in order), as ONNX Runtime does.
-FailureOr<SmallVector<SmallVector<Activation>>>
-collectActivations(Operation *op, rnn::CellKind kind, int64_t d,
-                   std::optional<ArrayAttr> names,
-                   std::optional<ArrayRef<float>> alphas,
-                   std::optional<ArrayRef<float>> betas) {
-  int64_t n = rnn::getNumActivations(kind);
-  SmallVector<StringRef> defaults =
-      kind == rnn::CellKind::LSTM   ? SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"}
-      : kind == rnn::CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
-                                   : SmallVector<StringRef>{"Tanh"};
-  SmallVector<SmallVector<Activation>> out(d);
-  size_t ai = 0, bi = 0;
-  for (int64_t k = 0; k < d; ++k)
-    for (int64_t j = 0; j < n; ++j) {
-      Activation a;
-      a.name = names ? cast<StringAttr>((*names)[k * n + j]).getValue().lower()
-                     : defaults[j].lower();
-      struct Params { bool known, usesAlpha, usesBeta; float alpha, beta; };
-      Params p = llvm::StringSwitch<Params>(a.name)
-                     .Case("sigmoid", {true, false, false, 0, 0})
-                     .Case("tanh", {true, false, false, 0, 0})
-                     .Case("relu", {true, false, false, 0, 0})
-                     .Case("softsign", {true, false, false, 0, 0})
-                     .Case("softplus", {true, false, false, 0, 0})
-                     .Case("leakyrelu", {true, true, false, 0.01f, 0})
-                     .Case("thresholdedrelu", {true, true, false, 1.0f, 0})
-                     .Case("elu", {true, true, false, 1.0f, 0})
-                     .Case("hardsigmoid", {true, true, true, 0.2f, 0.5f})
-                     .Case("scaledtanh", {true, true, true, 1.0f, 1.0f})
-                     .Case("affine", {true, true, true, 1.0f, 0.0f})
-                     .Default({false, false, false, 0, 0});
-      if (!p.known) {
-        op->emitError() << "convert-rnn-to-cpu: unsupported activation '"
-                        << a.name << "'";
-        return failure();
-      }
-      a.alpha = p.alpha;
-      a.beta = p.beta;
-      if (p.usesAlpha && alphas && ai < alphas->size())
-        a.alpha = (*alphas)[ai++];
-      if (p.usesBeta && betas && bi < betas->size())
-        a.beta = (*betas)[bi++];
-      out[k].push_back(a);
-    }
-  return out;
-}
 
 /// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/16][K][G][16]`
 /// (zero-padded units), for gates `gates` of the G in the source.
@@ -217,7 +157,7 @@ Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
   auto flat = MemRefType::get({n}, b.getF32Type());
   OpBuilder mb(module.getBodyRegion());
   mb.setInsertionPointToStart(module.getBody());
-  std::string sym = uniqueSymbol(module, name + "_" + suffix.str());
+  std::string sym = rnn::uniqueSymbol(module, name + "_" + suffix.str());
   auto g = memref::GlobalOp::create(
       mb, b.getLoc(), sym, mb.getStringAttr("private"), flat,
       DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()), values),
@@ -232,43 +172,7 @@ Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
 
 Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
                              Value x) {
-  Value one = vsplat(b, 1.f), zero = vsplat(b, 0.f);
-  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, l, r); };
-  auto add = [&](Value l, Value r) { return arith::AddFOp::create(b, l, r); };
-  auto sel = [&](arith::CmpFPredicate pred, Value l, Value r, Value t,
-                 Value f) -> Value {
-    Value c = arith::CmpFOp::create(b, pred, l, r);
-    return arith::SelectOp::create(b, c, t, f);
-  };
-  const std::string &n = a.name;
-  if (n == "sigmoid") {
-    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
-    return arith::DivFOp::create(b, one, add(one, e));
-  }
-  if (n == "tanh")
-    return math::TanhOp::create(b, x);
-  if (n == "relu")
-    return arith::MaximumFOp::create(b, x, zero);
-  if (n == "leakyrelu")
-    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(x, vsplat(b, a.alpha)));
-  if (n == "thresholdedrelu")
-    return sel(arith::CmpFPredicate::OGT, x, vsplat(b, a.alpha), x, zero);
-  if (n == "elu") {
-    Value em1 = arith::SubFOp::create(b, math::ExpOp::create(b, x), one);
-    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(em1, vsplat(b, a.alpha)));
-  }
-  if (n == "hardsigmoid") {
-    Value v = add(mul(x, vsplat(b, a.alpha)), vsplat(b, a.beta));
-    return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, v, zero), one);
-  }
-  if (n == "scaledtanh")
-    return mul(vsplat(b, a.alpha), math::TanhOp::create(b, mul(x, vsplat(b, a.beta))));
-  if (n == "affine")
-    return add(mul(x, vsplat(b, a.alpha)), vsplat(b, a.beta));
-  if (n == "softsign")
-    return arith::DivFOp::create(b, x, add(one, math::AbsFOp::create(b, x)));
-  // softplus
-  return math::Log1pOp::create(b, math::ExpOp::create(b, x));
+  return rnn::emitActivation(b, a, x);
 }
 
 Value LayerEmitter::clip(ImplicitLocOpBuilder &b, Value x) {
@@ -655,7 +559,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   OpBuilder mb(ctx);
   mb.setInsertionPointToEnd(module.getBody());
   Location loc = module.getLoc();
-  name = uniqueSymbol(module, name);
+  name = rnn::uniqueSymbol(module, name);
   auto func = func::FuncOp::create(mb, loc, name, FunctionType::get(ctx, args, {}));
   func.setPrivate();
   Block *entry = func.addEntryBlock();
@@ -712,22 +616,6 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   return func;
 }
 
-std::string layerName(Location loc) {
-  std::string n = "layer";
-  if (auto nl = dyn_cast<NameLoc>(loc))
-    n = nl.getName().str();
-  else if (auto f = dyn_cast<FusedLoc>(loc))
-    for (Location l : f.getLocations())
-      if (auto nl = dyn_cast<NameLoc>(l)) {
-        n = nl.getName().str();
-        break;
-      }
-  std::string out = "__lstm_opt_";
-  for (char c : n)
-    out += llvm::isAlnum(c) ? c : '_';
-  return out;
-}
-
 /// The operands of a layer, from rnn.sequence or a hoisted pair.
 struct LayerOperands {
   Value x, w, bw, r, br, h0, c0, lens;
@@ -762,8 +650,9 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   for (int64_t d = 0; d < s.D; ++d)
     s.reverse.push_back(op.getDirection() == rnn::Direction::Reverse ||
                         (op.getDirection() == rnn::Direction::Bidirectional && d == 1));
-  auto acts = collectActivations(op, s.kind, s.D, op.getActivations(),
-                                 op.getActivationAlpha(), op.getActivationBeta());
+  auto acts = rnn::collectActivations(op, "convert-rnn-to-cpu", s.kind, s.D,
+                                      op.getActivations(), op.getActivationAlpha(),
+                                      op.getActivationBeta());
   if (failed(acts))
     return failure();
   s.acts = *acts;
@@ -797,7 +686,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   if (failed(h0) || failed(c0) || failed(lens))
     return failure();
 
-  LayerEmitter emitter(module, s, layerName(op.getLoc()), batchTile, minWork);
+  LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"), batchTile, minWork);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
 
   // The call site: tensors in and out through bufferization casts.
@@ -830,22 +719,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
     outs.push_back(m);
   }
   func::CallOp::create(b, fn, args);
-  for (auto [res, m] : llvm::zip(op->getResults(), outs)) {
-    auto tt = RankedTensorType::get(cast<MemRefType>(m.getType()).getShape(),
-                                    b.getF32Type());
-    Value t = bufferization::ToTensorOp::create(b, tt, m, /*restrict=*/true,
-                                                /*writable=*/true);
-    if (t.getType() != res.getType())
-      t = tensor::CastOp::create(b, res.getType(), t);
-    res.replaceAllUsesWith(t);
-  }
-  SmallVector<Operation *> inputs;
-  for (Value v : op->getOperands())
-    if (Operation *def = v.getDefiningOp())
-      inputs.push_back(def);
-  op->erase();
-  onnx::eraseDeadOps(inputs);
-  return success();
+  return rnn::replaceWithBuffers(op, outs);
 }
 
 struct ConvertRNNToCPUPass

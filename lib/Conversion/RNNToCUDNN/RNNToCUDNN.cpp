@@ -21,6 +21,7 @@
 #include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -81,28 +82,6 @@ int64_t cellCode(rnn::CellKind kind, std::optional<ArrayAttr> acts) {
   return 0;
 }
 
-std::string baseName(Location loc) {
-  std::string n = "layer";
-  loc->walk([&](Location l) {
-    if (auto nl = dyn_cast<NameLoc>(l)) {
-      n = nl.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  std::string out = "__lstm_opt_cudnn_";
-  for (char c : n)
-    out += llvm::isAlnum(c) ? c : '_';
-  return out;
-}
-
-std::string uniqueSymbol(ModuleOp module, StringRef base) {
-  std::string name = base.str();
-  for (int n = 1; module.lookupSymbol(name); ++n)
-    name = (base + "_" + Twine(n)).str();
-  return name;
-}
-
 /// The declaration of the runtime entry (C interface).
 func::FuncOp getOrDeclareForward(ModuleOp module) {
   if (auto f = module.lookupSymbol<func::FuncOp>(kForwardFn))
@@ -151,7 +130,7 @@ Value Lowering::flatGlobal(ImplicitLocOpBuilder &b, StringRef base,
   auto type = MemRefType::get({n}, elt);
   OpBuilder mb(module.getBodyRegion());
   mb.setInsertionPointToStart(module.getBody());
-  std::string sym = uniqueSymbol(module, (base + "_" + suffix).str());
+  std::string sym = rnn::uniqueSymbol(module, (base + "_" + suffix).str());
   auto g = memref::GlobalOp::create(mb, b.getLoc(), sym,
                                     mb.getStringAttr("private"), type, values,
                                     /*constant=*/true, mb.getI64IntegerAttr(64));
@@ -176,7 +155,7 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
   int64_t T = xt.getDimSize(0), B = xt.getDimSize(1), I = xt.getDimSize(2);
   int64_t D = bidir ? 2 : 1, H = hidden;
   ImplicitLocOpBuilder b(op->getLoc(), op);
-  std::string base = baseName(op->getLoc());
+  std::string base = rnn::layerSymbol(op->getLoc(), "__lstm_opt_cudnn_");
   Type f32 = b.getF32Type();
 
   // Weights: W0, Wn, R, Bw, Br, flattened (Wn empty for one layer).
@@ -257,25 +236,7 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
                memref::CastOp::create(b, dynType(4, f32), outs[0]),
                memref::CastOp::create(b, dynType(3, f32), outs[1]), cn});
   func::CallOp::create(b, fn, args);
-
-  for (auto [res, m] : llvm::zip(op->getResults(), outs)) {
-    auto tt = RankedTensorType::get(cast<MemRefType>(m.getType()).getShape(), f32);
-    Value t = bufferization::ToTensorOp::create(b, tt, m, /*restrict=*/true,
-                                                /*writable=*/true);
-    if (t.getType() != res.getType()) {
-      if (!tensor::CastOp::areCastCompatible(t.getType(), res.getType()))
-        return fail("result type does not match the layer's shape");
-      t = tensor::CastOp::create(b, res.getType(), t);
-    }
-    res.replaceAllUsesWith(t);
-  }
-  SmallVector<Operation *> inputs;
-  for (Value v : op->getOperands())
-    if (Operation *def = v.getDefiningOp())
-      inputs.push_back(def);
-  op->erase();
-  onnx::eraseDeadOps(inputs);
-  return success();
+  return rnn::replaceWithBuffers(op, outs);
 }
 
 struct ConvertRNNToCUDNNPass

@@ -20,6 +20,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -94,7 +95,86 @@ void stripONNXAttrs(Operation *op) {
     op->removeAttr(n);
 }
 
+std::string signatureJSON(const ModelSignature &sig) {
+  llvm::json::Object o;
+  auto list = [](const std::vector<TensorSig> &ts) {
+    llvm::json::Array a;
+    for (const TensorSig &t : ts)
+      a.push_back(llvm::json::Object{
+          {"name", t.name}, {"dtype", t.dtype},
+          {"shape", llvm::json::Array(t.shape)}});
+    return a;
+  };
+  o["inputs"] = list(sig.inputs);
+  o["outputs"] = list(sig.outputs);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::json::Value(std::move(o));
+  return out;
+}
+
+/// `lstm_opt_model_packed(void **descs)`: calls the C interface with one
+/// descriptor pointer per argument (what lstm-run uses for JIT and .so
+/// models alike), and `lstm_opt_model_signature`, the signature as a JSON
+/// C string.
+void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  Location loc = module.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  std::string json = signatureJSON(sig);
+  json.push_back('\0');
+  auto strType = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), json.size());
+  LLVM::GlobalOp::create(b, loc, strType, /*isConstant=*/true,
+                         LLVM::Linkage::External, kSignatureSymbol,
+                         b.getStringAttr(json));
+  size_t n = sig.inputs.size() + sig.outputs.size();
+  auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
+  auto fn = LLVM::LLVMFuncOp::create(b, loc, kPackedEntryName, fnType);
+  Block *entry = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  SmallVector<Value> args;
+  for (size_t i = 0; i < n; ++i) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, ptr, entry->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{(int32_t)i});
+    args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
+  }
+  auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(
+      (std::string("_mlir_ciface_") + kEntryName));
+  LLVM::CallOp::create(b, loc, callee, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
 } // namespace
+
+llvm::Expected<ModelSignature>
+lstm_opt::cpu::parseSignatureJSON(llvm::StringRef text) {
+  auto v = llvm::json::parse(text);
+  if (!v)
+    return v.takeError();
+  ModelSignature sig;
+  auto *o = v->getAsObject();
+  if (!o)
+    return llvm::createStringError("the signature is not a JSON object");
+  for (auto [key, list] : {std::pair{"inputs", &sig.inputs}, std::pair{"outputs", &sig.outputs}}) {
+    auto *a = o->getArray(key);
+    if (!a)
+      return llvm::createStringError("the signature has no '%s'", key);
+    for (const llvm::json::Value &e : *a) {
+      auto *t = e.getAsObject();
+      if (!t || !t->getString("name") || !t->getString("dtype") || !t->getArray("shape"))
+        return llvm::createStringError("a malformed tensor in the signature");
+      TensorSig ts;
+      ts.name = t->getString("name")->str();
+      ts.dtype = t->getString("dtype")->str();
+      for (const llvm::json::Value &d : *t->getArray("shape"))
+        ts.shape.push_back(d.getAsInteger().value_or(0));
+      list->push_back(std::move(ts));
+    }
+  }
+  return sig;
+}
 
 size_t TensorSig::elementSize() const {
   if (dtype == "float64" || dtype == "int64") return 8;
@@ -119,6 +199,10 @@ void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
     p += llvm::formatv("rnn-stack-layers,convert-rnn-to-cudnn{{data-type={0} "
                        "algo={1}},",
                        options.cudnnDataType, options.cudnnAlgo)
+             .str();
+  if (options.gpuKernelsOnCPU)
+    p += llvm::formatv("convert-rnn-to-gpu{{mapping=cpu design={0}},",
+                       options.gpuKernelsDesign)
              .str();
   p += llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
   p += "convert-onnx-to-linalg,canonicalize,cse,"
@@ -244,6 +328,7 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   if (failed(pm.run(module)))
     return failure();
   module.walk([](Operation *op) { stripONNXAttrs(op); });
+  addPackedEntryAndSignature(module, sig);
   return sig;
 }
 
@@ -453,10 +538,34 @@ JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options)
   std::unique_ptr<JITModel> m(new JITModel());
   m->engine = std::move(*engine);
   m->sig = std::move(sig);
-  auto fn = m->engine->lookupPacked(std::string("_mlir_ciface_") + kEntryName);
+  auto fn = m->engine->lookup(kPackedEntryName);
   if (!fn)
     return fn.takeError();
-  m->entry = *fn;
+  m->entry = reinterpret_cast<void (*)(void **)>(*fn);
+  return m;
+}
+
+llvm::Expected<std::unique_ptr<JITModel>>
+JITModel::load(llvm::StringRef path) {
+  std::string err;
+  // dlopen searches the library path for a name without a slash.
+  SmallString<256> abs(path);
+  llvm::sys::fs::make_absolute(abs);
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(abs.c_str(), &err);
+  if (!lib.isValid())
+    return llvm::createStringError("cannot load %s: %s", path.str().c_str(), err.c_str());
+  auto *entry = lib.getAddressOfSymbol(kPackedEntryName);
+  auto *text = static_cast<const char *>(lib.getAddressOfSymbol(kSignatureSymbol));
+  if (!entry || !text)
+    return llvm::createStringError(
+        "%s is not a model compiled by lstm-opt --target=cpu (no %s / %s)",
+        path.str().c_str(), kPackedEntryName, kSignatureSymbol);
+  auto sig = parseSignatureJSON(text);
+  if (!sig)
+    return sig.takeError();
+  std::unique_ptr<JITModel> m(new JITModel());
+  m->sig = std::move(*sig);
+  m->entry = reinterpret_cast<void (*)(void **)>(entry);
   return m;
 }
 
@@ -482,12 +591,10 @@ llvm::Error JITModel::run(ArrayRef<const void *> inputs, ArrayRef<void *> output
     describe(sig.inputs[i], inputs[i]);
   for (size_t i = 0; i < outputs.size(); ++i)
     describe(sig.outputs[i], outputs[i]);
-  std::vector<void *> descPtrs, args;
+  std::vector<void *> descPtrs;
   descPtrs.reserve(descs.size());
   for (auto &d : descs)
     descPtrs.push_back(d.data());
-  for (void *&p : descPtrs)
-    args.push_back(&p);
-  entry(args.data());
+  entry(descPtrs.data());
   return llvm::Error::success();
 }

@@ -45,6 +45,12 @@ struct CPUOptions {
   bool cuda = false;
   std::string cudnnDataType = "f32";
   std::string cudnnAlgo = "standard";
+  /// Lower the recurrent layers with convert-rnn-to-gpu{mapping=cpu} first:
+  /// the generated GPU kernel bodies run in scf.parallel loops (a test of
+  /// their numerics, not a fast path).
+  bool gpuKernelsOnCPU = false;
+  /// Its recurrence kernel: auto, step or persistent.
+  std::string gpuKernelsDesign = "auto";
 };
 
 /// True if this build has the cuDNN runtime library (LSTM_OPT_ENABLE_CUDNN).
@@ -55,6 +61,12 @@ bool cudaDeviceAvailable();
 
 /// The entry point's name in the compiled code.
 constexpr const char *kEntryName = "lstm_opt_model";
+/// `void lstm_opt_model_packed(void **descs)`: the entry with an array of
+/// descriptor pointers (inputs, then outputs).
+constexpr const char *kPackedEntryName = "lstm_opt_model_packed";
+/// A C string: the model's signature as JSON ({"inputs": [{"name", "dtype",
+/// "shape"}...], "outputs": [...]}).
+constexpr const char *kSignatureSymbol = "lstm_opt_model_signature";
 
 /// One graph input or output of a compiled model.
 struct TensorSig {
@@ -68,6 +80,9 @@ struct TensorSig {
 struct ModelSignature {
   std::vector<TensorSig> inputs, outputs;
 };
+
+/// Parses what kSignatureSymbol holds.
+llvm::Expected<ModelSignature> parseSignatureJSON(llvm::StringRef text);
 
 /// The passes from an imported model to the LLVM dialect.
 void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
@@ -90,12 +105,14 @@ mlir::LogicalResult emitSharedLibrary(mlir::ModuleOp llvmModule,
 /// The C header declaring the entry point of `sig`.
 std::string cHeader(const ModelSignature &sig);
 
-/// A model compiled in memory.
+/// A compiled model: compiled in memory (create), or a shared library
+/// written by `lstm-opt --target=cpu -o m.so` (load).
 class JITModel {
 public:
   static llvm::Expected<std::unique_ptr<JITModel>>
   create(mlir::ModuleOp llvmModule, ModelSignature sig,
          const CPUOptions &options);
+  static llvm::Expected<std::unique_ptr<JITModel>> load(llvm::StringRef path);
   ~JITModel();
 
   const ModelSignature &signature() const { return sig; }

@@ -1,0 +1,38 @@
+//===- RNNToGPU.h - rnn -> generated GPU kernels ----------------*- C++ -*-===//
+//
+// convert-rnn-to-gpu: each rnn.sequence becomes a host function on memrefs
+// that launches generated kernels (hoisted input projection, then the
+// recurrence: one fused gate kernel per step, or one persistent kernel for
+// batch <= 4). With mapping=cpu the same kernel bodies run inside
+// scf.parallel loops instead, so their numerics are tested on the CPU.
+// See docs/passes/convert-rnn-to-gpu.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_CONVERSION_RNNTOGPU_RNNTOGPU_H
+#define LSTM_OPT_CONVERSION_RNNTOGPU_RNNTOGPU_H
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace lstm_opt {
+
+#define GEN_PASS_DECL_CONVERTRNNTOGPUPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+
+/// Name of the one gpu.module holding every generated kernel of a module.
+constexpr const char *kGPUKernelModuleName = "__lstm_opt_kernels";
+
+} // namespace lstm_opt
+
+#endif // LSTM_OPT_CONVERSION_RNNTOGPU_RNNTOGPU_H

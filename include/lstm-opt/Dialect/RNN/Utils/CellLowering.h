@@ -1,0 +1,62 @@
+//===- CellLowering.h - shared by the rnn backends --------------*- C++ -*-===//
+//
+// What convert-rnn-to-cpu, convert-rnn-to-gpu and convert-rnn-to-cudnn have
+// in common: the ONNX activations of a layer with their parameters, the
+// activation math (on scalars or vectors), symbol naming, and replacing a
+// layer op by the buffers its lowering wrote.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_DIALECT_RNN_UTILS_CELLLOWERING_H
+#define LSTM_OPT_DIALECT_RNN_UTILS_CELLLOWERING_H
+
+#include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <optional>
+#include <string>
+
+namespace lstm_opt::rnn {
+
+/// An activation with its ONNX parameters (lower-case ONNX name).
+struct Activation {
+  std::string name;
+  float alpha = 0.f, beta = 0.f;
+  bool operator==(const Activation &o) const {
+    return name == o.name && alpha == o.alpha && beta == o.beta;
+  }
+};
+
+/// The activations of each of `directions` directions, from the op's
+/// `activations` (absent: the cell's defaults), with the defaults of ONNX
+/// and the alphas/betas consumed in order by the functions that take them,
+/// as ONNX Runtime does. An unknown name is an error on `op` prefixed by
+/// `pass`.
+mlir::FailureOr<llvm::SmallVector<llvm::SmallVector<Activation>>>
+collectActivations(mlir::Operation *op, llvm::StringRef pass, CellKind kind,
+                   int64_t directions, std::optional<mlir::ArrayAttr> names,
+                   std::optional<llvm::ArrayRef<float>> alphas,
+                   std::optional<llvm::ArrayRef<float>> betas);
+
+/// `a` applied to `x` (f32, or a vector of f32) with arith/math ops.
+mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
+                           mlir::Value x);
+
+/// `base`, or `base_N` for the first N no symbol of `module` uses.
+std::string uniqueSymbol(mlir::ModuleOp module, llvm::StringRef base);
+
+/// `prefix` + the first ONNX node name in `loc` (else "layer"), with every
+/// character that is not alphanumeric replaced by '_'.
+std::string layerSymbol(mlir::Location loc, llvm::StringRef prefix);
+
+/// Replaces `op`'s results by `bufferization.to_tensor restrict` of the
+/// memrefs its lowering wrote (cast to the result types where they know
+/// less), erases `op` and the constants only it used.
+mlir::LogicalResult replaceWithBuffers(mlir::Operation *op,
+                                       mlir::ArrayRef<mlir::Value> buffers);
+
+} // namespace lstm_opt::rnn
+
+#endif // LSTM_OPT_DIALECT_RNN_UTILS_CELLLOWERING_H

@@ -1,0 +1,52 @@
+//===- GPUBackend.h - generated GPU kernels for a model ---------*- C++ -*-===//
+//
+// The GPU target (v1): the model's recurrent layers become generated kernels
+// (convert-rnn-to-gpu{mapping=gpu}), gathered in one gpu.module; that module
+// is lowered with MLIR's own passes (nvvm-attach-target, convert-gpu-to-nvvm,
+// gpu-module-to-binary{format=isa}) to PTX for sm_80 or sm_90, and ptxas
+// turns the PTX into a cubin. The host side (the launches, on memrefs) is
+// printed with .mlir output but not compiled in v1. See
+// docs/passes/convert-rnn-to-gpu.md and docs/GPUKernels.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LSTM_OPT_TARGET_GPU_GPUBACKEND_H
+#define LSTM_OPT_TARGET_GPU_GPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace lstm_opt::gpu_backend {
+
+struct GPUOptions {
+  /// sm_80 or sm_90.
+  std::string chip = "sm_80";
+  /// Run recognition first (rnn-recognize-cells, roll, pair).
+  bool recognize = true;
+  /// convert-rnn-to-gpu's `design`: auto, step or persistent.
+  std::string design = "auto";
+};
+
+/// The host-side passes: recognition and convert-rnn-to-gpu{mapping=gpu}.
+void buildGPUPipeline(mlir::OpPassManager &pm, const GPUOptions &options);
+/// On a module holding the kernels' gpu.module: down to a gpu.binary whose
+/// object is PTX text.
+void buildGPUKernelPipeline(mlir::OpPassManager &pm, const GPUOptions &options);
+
+/// Runs buildGPUPipeline on `module` (which then holds the host functions
+/// and the gpu.module), lowers a copy of the gpu.module and returns its PTX.
+/// Diagnostics go to the context's handler.
+mlir::FailureOr<std::string> compileToPTX(mlir::ModuleOp module,
+                                          const GPUOptions &options);
+
+/// True if ptxas was found when this build was configured.
+bool havePtxas();
+/// Assembles `ptx` for `chip` with ptxas into `path` (a cubin).
+mlir::LogicalResult ptxToCubin(llvm::StringRef ptx, llvm::StringRef chip,
+                               llvm::StringRef path);
+
+} // namespace lstm_opt::gpu_backend
+
+#endif // LSTM_OPT_TARGET_GPU_GPUBACKEND_H

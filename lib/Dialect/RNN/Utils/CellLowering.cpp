@@ -1,0 +1,155 @@
+//===- CellLowering.cpp - shared by the rnn backends ----------------------===//
+
+#include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace lstm_opt;
+using namespace lstm_opt::rnn;
+
+FailureOr<SmallVector<SmallVector<Activation>>>
+rnn::collectActivations(Operation *op, StringRef pass, CellKind kind,
+                        int64_t directions, std::optional<ArrayAttr> names,
+                        std::optional<ArrayRef<float>> alphas,
+                        std::optional<ArrayRef<float>> betas) {
+  int64_t n = getNumActivations(kind);
+  SmallVector<StringRef> defaults =
+      kind == CellKind::LSTM   ? SmallVector<StringRef>{"Sigmoid", "Tanh", "Tanh"}
+      : kind == CellKind::GRU ? SmallVector<StringRef>{"Sigmoid", "Tanh"}
+                              : SmallVector<StringRef>{"Tanh"};
+  SmallVector<SmallVector<Activation>> out(directions);
+  size_t ai = 0, bi = 0;
+  for (int64_t k = 0; k < directions; ++k)
+    for (int64_t j = 0; j < n; ++j) {
+      Activation a;
+      a.name = names ? cast<StringAttr>((*names)[k * n + j]).getValue().lower()
+                     : defaults[j].lower();
+      struct Params { bool known, usesAlpha, usesBeta; float alpha, beta; };
+      Params p = llvm::StringSwitch<Params>(a.name)
+                     .Case("sigmoid", {true, false, false, 0, 0})
+                     .Case("tanh", {true, false, false, 0, 0})
+                     .Case("relu", {true, false, false, 0, 0})
+                     .Case("softsign", {true, false, false, 0, 0})
+                     .Case("softplus", {true, false, false, 0, 0})
+                     .Case("leakyrelu", {true, true, false, 0.01f, 0})
+                     .Case("thresholdedrelu", {true, true, false, 1.0f, 0})
+                     .Case("elu", {true, true, false, 1.0f, 0})
+                     .Case("hardsigmoid", {true, true, true, 0.2f, 0.5f})
+                     .Case("scaledtanh", {true, true, true, 1.0f, 1.0f})
+                     .Case("affine", {true, true, true, 1.0f, 0.0f})
+                     .Default({false, false, false, 0, 0});
+      if (!p.known) {
+        op->emitError() << pass << ": unsupported activation '" << a.name << "'";
+        return failure();
+      }
+      a.alpha = p.alpha;
+      a.beta = p.beta;
+      if (p.usesAlpha && alphas && ai < alphas->size())
+        a.alpha = (*alphas)[ai++];
+      if (p.usesBeta && betas && bi < betas->size())
+        a.beta = (*betas)[bi++];
+      out[k].push_back(a);
+    }
+  return out;
+}
+
+Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
+                          Value x) {
+  Type t = x.getType();
+  auto cst = [&](float v) -> Value {
+    if (auto vt = dyn_cast<VectorType>(t))
+      return arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  };
+  Value one = cst(1.f), zero = cst(0.f);
+  auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, l, r); };
+  auto add = [&](Value l, Value r) { return arith::AddFOp::create(b, l, r); };
+  auto sel = [&](arith::CmpFPredicate pred, Value l, Value r, Value yes,
+                 Value no) -> Value {
+    Value c = arith::CmpFOp::create(b, pred, l, r);
+    return arith::SelectOp::create(b, c, yes, no);
+  };
+  const std::string &n = a.name;
+  if (n == "sigmoid") {
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
+    return arith::DivFOp::create(b, one, add(one, e));
+  }
+  if (n == "tanh")
+    return math::TanhOp::create(b, x);
+  if (n == "relu")
+    return arith::MaximumFOp::create(b, x, zero);
+  if (n == "leakyrelu")
+    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(x, cst(a.alpha)));
+  if (n == "thresholdedrelu")
+    return sel(arith::CmpFPredicate::OGT, x, cst(a.alpha), x, zero);
+  if (n == "elu") {
+    Value em1 = arith::SubFOp::create(b, math::ExpOp::create(b, x), one);
+    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(em1, cst(a.alpha)));
+  }
+  if (n == "hardsigmoid") {
+    Value v = add(mul(x, cst(a.alpha)), cst(a.beta));
+    return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, v, zero), one);
+  }
+  if (n == "scaledtanh")
+    return mul(cst(a.alpha), math::TanhOp::create(b, mul(x, cst(a.beta))));
+  if (n == "affine")
+    return add(mul(x, cst(a.alpha)), cst(a.beta));
+  if (n == "softsign")
+    return arith::DivFOp::create(b, x, add(one, math::AbsFOp::create(b, x)));
+  return math::Log1pOp::create(b, math::ExpOp::create(b, x)); // softplus
+}
+
+std::string rnn::uniqueSymbol(ModuleOp module, StringRef base) {
+  std::string name = base.str();
+  for (int n = 1; module.lookupSymbol(name); ++n)
+    name = (base + "_" + Twine(n)).str();
+  return name;
+}
+
+std::string rnn::layerSymbol(Location loc, StringRef prefix) {
+  std::string n = "layer";
+  loc->walk([&](Location l) {
+    if (auto nl = dyn_cast<NameLoc>(l)) {
+      n = nl.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string out = prefix.str();
+  for (char c : n)
+    out += llvm::isAlnum(c) ? c : '_';
+  return out;
+}
+
+LogicalResult rnn::replaceWithBuffers(Operation *op, ArrayRef<Value> buffers) {
+  ImplicitLocOpBuilder b(op->getLoc(), op);
+  for (auto [res, m] : llvm::zip(op->getResults(), buffers)) {
+    auto mt = cast<MemRefType>(m.getType());
+    auto tt = RankedTensorType::get(mt.getShape(), mt.getElementType());
+    Value t = bufferization::ToTensorOp::create(b, tt, m, /*restrict=*/true,
+                                                /*writable=*/true);
+    if (t.getType() != res.getType()) {
+      if (!tensor::CastOp::areCastCompatible(t.getType(), res.getType()))
+        return op->emitError() << "the lowered layer's result type " << t.getType()
+                               << " does not match " << res.getType();
+      t = tensor::CastOp::create(b, res.getType(), t);
+    }
+    res.replaceAllUsesWith(t);
+  }
+  SmallVector<Operation *> inputs;
+  for (Value v : op->getOperands())
+    if (Operation *def = v.getDefiningOp())
+      inputs.push_back(def);
+  op->erase();
+  onnx::eraseDeadOps(inputs);
+  return success();
+}

@@ -1,0 +1,244 @@
+//===- GPURuntime.cpp - the mgpu* launch ABI over the CUDA driver ---------===//
+//
+// The functions MLIR's gpu-to-llvm lowering (and gpu.binary's
+// SelectObjectAttr) call, as MLIR's own CudaRuntimeWrappers.cpp defines them
+// for LLVM/MLIR 22, for the kernels convert-rnn-to-gpu generates. Every
+// driver call is checked; a failure is reported on stderr with the call, the
+// driver's error name and string, and the kernel's name where there is one,
+// and is kept for lstm_opt_gpu_last_error().
+//
+// All calls run in the primary context of device 0 (mgpuSetDefaultDevice
+// changes it before the first call).
+//
+//===----------------------------------------------------------------------===//
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+
+#define LSTM_OPT_GPU_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace {
+
+std::mutex mutex;
+std::string lastError;
+std::map<CUfunction, std::string> kernelNames;
+int defaultDevice = 0;
+
+bool check(CUresult r, const char *call, const std::string &kernel = {}) {
+  if (r == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  std::string msg = std::string("lstm-opt GPU runtime: ") + call + " failed: " +
+                    (name ? name : "?") + " (" + (text ? text : "no driver") +
+                    ")";
+  if (!kernel.empty())
+    msg += " [kernel '" + kernel + "']";
+  fprintf(stderr, "%s\n", msg.c_str());
+  std::lock_guard<std::mutex> lock(mutex);
+  lastError = msg;
+  return false;
+}
+
+#define CHECK(expr, ...) check((expr), #expr, ##__VA_ARGS__)
+
+/// Makes the primary context of the default device current for a scope.
+class ScopedContext {
+public:
+  ScopedContext() {
+    static CUcontext context = [] {
+      CUcontext ctx = nullptr;
+      CUdevice device;
+      if (CHECK(cuInit(0)) && CHECK(cuDeviceGet(&device, defaultDevice)))
+        CHECK(cuDevicePrimaryCtxRetain(&ctx, device));
+      return ctx;
+    }();
+    ok = context && CHECK(cuCtxPushCurrent(context));
+  }
+  ~ScopedContext() {
+    if (ok)
+      CHECK(cuCtxPopCurrent(nullptr));
+  }
+  bool ok = false;
+};
+
+std::string nameOf(CUfunction f) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = kernelNames.find(f);
+  return it == kernelNames.end() ? std::string("?") : it->second;
+}
+
+} // namespace
+
+/// 1 if the driver loads and a CUDA device is usable, else 0 (with the
+/// reason in lstm_opt_gpu_last_error()).
+LSTM_OPT_GPU_EXPORT int lstm_opt_gpu_device_available() {
+  int count = 0;
+  if (!CHECK(cuInit(0)) || !CHECK(cuDeviceGetCount(&count)))
+    return 0;
+  if (count == 0) {
+    std::lock_guard<std::mutex> lock(mutex);
+    lastError = "no CUDA device";
+    return 0;
+  }
+  return 1;
+}
+
+/// The last error reported, or "" if none.
+LSTM_OPT_GPU_EXPORT const char *lstm_opt_gpu_last_error() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return lastError.c_str();
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  defaultDevice = device;
+}
+
+LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
+  ScopedContext scope;
+  CUmodule module = nullptr;
+  if (scope.ok)
+    CHECK(cuModuleLoadData(&module, data));
+  return module;
+}
+
+/// PTX text (NUL-terminated), JIT-compiled by the driver.
+LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel,
+                                               size_t /*size*/) {
+  ScopedContext scope;
+  CUmodule module = nullptr;
+  if (!scope.ok)
+    return nullptr;
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel)),
+                    log, reinterpret_cast<void *>(sizeof(log))};
+  if (!CHECK(cuModuleLoadDataEx(&module, data, 3, options, values)) && log[0])
+    fprintf(stderr, "lstm-opt GPU runtime: PTX JIT log:\n%s\n", log);
+  return module;
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuModuleUnload(CUmodule module) {
+  CHECK(cuModuleUnload(module));
+}
+
+LSTM_OPT_GPU_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
+                                                     const char *name) {
+  CUfunction function = nullptr;
+  if (CHECK(cuModuleGetFunction(&function, module, name), name)) {
+    std::lock_guard<std::mutex> lock(mutex);
+    kernelNames[function] = name;
+  }
+  return function;
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
+                                          intptr_t gridY, intptr_t gridZ,
+                                          intptr_t blockX, intptr_t blockY,
+                                          intptr_t blockZ, int32_t smem,
+                                          CUstream stream, void **params,
+                                          void **extra, size_t /*paramsCount*/) {
+  ScopedContext scope;
+  if (!scope.ok)
+    return;
+  CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                       smem, stream, params, extra),
+        nameOf(function));
+}
+
+LSTM_OPT_GPU_EXPORT CUstream mgpuStreamCreate() {
+  ScopedContext scope;
+  CUstream stream = nullptr;
+  if (scope.ok)
+    CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  CHECK(cuStreamDestroy(stream));
+}
+
+/// Kernel faults surface here (launches are asynchronous).
+LSTM_OPT_GPU_EXPORT void mgpuStreamSynchronize(CUstream stream) {
+  CHECK(cuStreamSynchronize(stream));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuStreamWaitEvent(CUstream stream, CUevent event) {
+  CHECK(cuStreamWaitEvent(stream, event, 0));
+}
+
+LSTM_OPT_GPU_EXPORT CUevent mgpuEventCreate() {
+  ScopedContext scope;
+  CUevent event = nullptr;
+  if (scope.ok)
+    CHECK(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuEventDestroy(CUevent event) {
+  CHECK(cuEventDestroy(event));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuEventSynchronize(CUevent event) {
+  CHECK(cuEventSynchronize(event));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
+  CHECK(cuEventRecord(event, stream));
+}
+
+LSTM_OPT_GPU_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
+                                       bool isHostShared) {
+  ScopedContext scope;
+  if (!scope.ok || sizeBytes == 0)
+    return nullptr;
+  CUdeviceptr ptr = 0;
+  if (isHostShared)
+    CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
+  else
+    CHECK(cuMemAlloc(&ptr, sizeBytes));
+  return reinterpret_cast<void *>(ptr);
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
+  if (ptr)
+    CHECK(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                                    CUstream stream) {
+  CHECK(cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                      reinterpret_cast<CUdeviceptr>(src), sizeBytes, stream));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemset32(void *dst, unsigned int value,
+                                      size_t count, CUstream stream) {
+  CHECK(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                         stream));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemset16(void *dst, unsigned short value,
+                                      size_t count, CUstream stream) {
+  CHECK(cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                         stream));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  ScopedContext scope;
+  if (scope.ok)
+    CHECK(cuMemHostRegister(ptr, sizeBytes, 0));
+}
+
+LSTM_OPT_GPU_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  ScopedContext scope;
+  if (scope.ok)
+    CHECK(cuMemHostUnregister(ptr));
+}
