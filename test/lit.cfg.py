@@ -66,6 +66,28 @@ if getattr(config, "lstm_opt_cudnn_runtime", False):
     except (OSError, subprocess.SubprocessError):
         pass
 
+# The GPU kernels' runtime: `gpu-runtime` when libLstmOptGPURuntime was built
+# (lstm-opt --target=gpu -o m.so links it); its probe (LstmOptGPUProbe
+# --probe, exit 0 only with a usable device) also grants `cuda-device`.
+config.gpu_probe = os.path.join(config.lstm_opt_tools_dir, "LstmOptGPUProbe")
+config.substitutions.append(("%gpu_probe", config.gpu_probe))
+if getattr(config, "lstm_opt_gpu_runtime", False):
+    config.available_features.add("gpu-runtime")
+    try:
+        if subprocess.call([config.gpu_probe, "--probe"],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=120) == 0:
+            config.available_features.add("cuda-device")
+    except (OSError, subprocess.SubprocessError):
+        pass
+# The toolkit's driver stub (lib64/stubs/libcuda.so, every call fails with
+# CUDA_ERROR_STUB_LIBRARY): `cuda-driver-stub`, for running compiled GPU
+# models' host code on a machine without a driver (every runtime call fails).
+stub = getattr(config, "lstm_opt_cuda_driver_stub", "")
+if stub and os.path.exists(stub):
+    config.available_features.add("cuda-driver-stub")
+    config.substitutions.append(("%cuda_driver_stub", stub))
+
 # ptxas from the CUDA toolkit (issue 6): `ptxas` when it exists, for the
 # tests that assemble the generated GPU kernels' PTX (no GPU needed).
 config.ptxas = os.environ.get("LSTM_OPT_PTXAS", "/usr/local/cuda/bin/ptxas")

@@ -63,7 +63,9 @@ llvm::cl::opt<std::string> target(
     "target",
     llvm::cl::desc("What to produce: onnx (fused standard ONNX; default), "
                    "cpu (compiled code), cudnn (compiled code calling cuDNN "
-                   "for the recurrent layers), gpu"),
+                   "for the recurrent layers), gpu (compiled code, the "
+                   "recurrent layers as generated GPU kernels; .ptx/.cubin: "
+                   "the kernels alone)"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
 /// --threads: libLLVM already registers a hidden "threads" option, so ours
@@ -84,6 +86,13 @@ llvm::cl::opt<std::string> gpuChip(
     "gpu-chip",
     llvm::cl::desc("--target=gpu: sm_80 (default) or sm_90"),
     llvm::cl::init("sm_80"), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> gpuBinaryFormat(
+    "gpu-binary",
+    llvm::cl::desc("--target=gpu -o x.so/.o/.mlir: how the kernels are "
+                   "embedded: fatbin (default; cubin + PTX), bin (cubin) or "
+                   "isa (PTX, compiled by the driver at load)"),
+    llvm::cl::init("fatbin"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::list<std::string> inputShapes(
     "input-shape",
@@ -327,7 +336,16 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpuOptions.cuda = target == "cudnn";
   cpuOptions.cudnnDataType = cudnnDataType;
   cpuOptions.cudnnAlgo = cudnnAlgo;
-  if (target == "cpu" || target == "cudnn") {
+  // --target=gpu -o x.ptx / x.cubin: the kernels alone; otherwise (.so, .o,
+  // .mlir) the whole model, its recurrent layers as GPU kernels.
+  StringRef outExt = llvm::sys::path::extension(outputPath);
+  bool gpuKernelsOnly = target == "gpu" && (outExt == ".ptx" || outExt == ".cubin");
+  if (target == "gpu" && !gpuKernelsOnly) {
+    cpuOptions.gpuKernels = true;
+    cpuOptions.gpuChip = gpuChip;
+    cpuOptions.gpuBinaryFormat = gpuBinaryFormat;
+  }
+  if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
     if (failed(sig))
       return 1;
@@ -336,7 +354,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   // --target=gpu: the kernels' PTX (or a cubin from it by ptxas); .mlir
   // output prints the host side with its gpu.module.
   std::string ptx;
-  if (target == "gpu") {
+  if (gpuKernelsOnly) {
     gpu_backend::GPUOptions gpuOptions;
     gpuOptions.chip = gpuChip;
     gpuOptions.recognize = !explicitPasses;
@@ -347,13 +365,14 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   }
   report.phases.push_back({"passes", msSince(start)});
   report.opsAfter = RunReport::countOps(*module);
-  if (target == "gpu" && outFormat == Format::Object) {
+  if (gpuKernelsOnly && outFormat == Format::Object) {
     if (llvm::sys::path::extension(outputPath) == ".cubin")
       return failed(gpu_backend::ptxToCubin(ptx, gpuChip, outputPath));
     return failed(writeAtomically(outputPath, ptx));
   }
 
-  if ((target == "cpu" || target == "cudnn") && outFormat != Format::MLIR) {
+  if ((target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) &&
+      outFormat != Format::MLIR) {
     StringRef ext = llvm::sys::path::extension(outputPath);
     if (ext == ".so" || ext == ".o") {
       // Object code goes through a temporary file renamed at the end.
@@ -477,12 +496,14 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     }
   } else if (target == "gpu") {
     StringRef ext = llvm::sys::path::extension(outputPath);
-    if (ext == ".ptx" || ext == ".cubin")
+    if (ext == ".ptx" || ext == ".cubin" || ext == ".so" || ext == ".o")
       outFormat = Format::Object;
     else if (outputPath != "-" && ext != ".mlir") {
       llvm::errs() << "lstm-opt: error: --target=gpu writes .ptx (PTX of the "
-                      "generated kernels), .cubin (ptxas) or .mlir (host "
-                      "code and gpu.module), not '" << outputPath << "'\n";
+                      "generated kernels), .cubin (ptxas), .so (shared "
+                      "library + .h: the model, its recurrent layers as GPU "
+                      "kernels), .o or .mlir (LLVM dialect), not '"
+                   << outputPath << "'\n";
       return 1;
     }
   } else if (outputPath != "-" && isONNXFile(outputPath)) {

@@ -123,6 +123,31 @@ class ModelCUDA(lit.formats.TestFormat):
         return (lit.Test.PASS if ok else lit.Test.FAIL), out
 
 
+class ModelGPU(lit.formats.TestFormat):
+    """One test per exported model: lstm-run --device=gpu (the recurrent
+    layers as lstm-opt's generated GPU kernels through libLstmOptGPURuntime,
+    the rest on the CPU) matches ONNX Runtime. Without a CUDA device (or
+    without the GPU runtime in the build) each is UNSUPPORTED, i.e. reported
+    as skipped, never as passed."""
+
+    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
+        yield from model_tests(testSuite, path_in_suite, localConfig, "gpu")
+
+    def execute(self, test, litConfig):
+        features = test.config.available_features
+        if "cuda-device" not in features or "gpu-runtime" not in features:
+            return lit.Test.UNSUPPORTED, "needs a CUDA device (and the GPU runtime)"
+        name = os.path.basename(test.getSourcePath())
+        models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
+        result = run_script(test, "cpu_run.py",
+                            ["--device", "gpu", "--threads", "1",
+                             os.path.join(models, name)], tool="lstm-run")
+        if result is None:
+            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
+        ok, out = result
+        return (lit.Test.PASS if ok else lit.Test.FAIL), out
+
+
 class Both(lit.formats.TestFormat):
     """Runs several formats' tests from one directory (each test remembers
     the format that found it)."""

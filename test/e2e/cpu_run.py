@@ -45,13 +45,15 @@ def main():
     ap.add_argument("--threads", type=int, action="append")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu",
-                    help="cpu, or cuda (lstm-run --device=cuda: cuDNN layers)")
+                    help="cpu, cuda (lstm-run --device=cuda: cuDNN layers) "
+                         "or gpu (--device=gpu: generated GPU kernels)")
     ap.add_argument("--extra", action="append", default=[],
                     help="an extra lstm-run flag (repeatable), e.g. "
                          "--extra=--gpu-kernels-on-cpu")
     ap.add_argument("model")
     a = ap.parse_args()
-    rtol = RTOL if a.device == "cpu" else 5e-3
+    # gpu: the generated kernels are fp32 FMA code (no TF32), as on the CPU.
+    rtol = RTOL if a.device in ("cpu", "gpu") else 5e-3
     work = a.workdir or tempfile.mkdtemp(prefix="cpu-")
     os.makedirs(work, exist_ok=True)
     model = onnx.load(a.model)

@@ -109,9 +109,11 @@ LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoad(void *data, size_t /*size*/) {
   return module;
 }
 
-/// PTX text (NUL-terminated), JIT-compiled by the driver.
-LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel,
-                                               size_t /*size*/) {
+/// PTX text (NUL-terminated), JIT-compiled by the driver. MLIR 22's
+/// gpu.binary translation calls it as `mgpuModuleLoadJIT(ptr, i32 optLevel)`
+/// from the module's constructor, with no size (the embedded PTX of a
+/// format=isa object ends with a NUL); a size argument would be garbage.
+LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
   ScopedContext scope;
   CUmodule module = nullptr;
   if (!scope.ok)

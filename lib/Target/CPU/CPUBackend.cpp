@@ -3,6 +3,7 @@
 #include "lstm-opt/Target/CPU/CPUBackend.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -10,6 +11,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -50,6 +52,10 @@ std::vector<std::string> runtimeLibraries(const CPUOptions &options) {
 #ifdef LSTM_OPT_CUDNN_RUNTIME
   if (options.cuda)
     libs.push_back(LSTM_OPT_CUDNN_RUNTIME);
+#endif
+#ifdef LSTM_OPT_GPU_RUNTIME
+  if (options.gpuKernels)
+    libs.push_back(LSTM_OPT_GPU_RUNTIME);
 #endif
   return libs;
 }
@@ -190,8 +196,8 @@ int64_t TensorSig::numElements() const {
   return n;
 }
 
-void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
-                                     const CPUOptions &options) {
+std::vector<std::string>
+lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
   std::string p;
   if (options.recognize)
     p += "rnn-recognize-cells,rnn-roll-time-loop,rnn-pair-bidirectional,";
@@ -204,24 +210,65 @@ void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
     p += llvm::formatv("convert-rnn-to-gpu{{mapping=cpu design={0}},",
                        options.gpuKernelsDesign)
              .str();
-  p += llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
-  p += "convert-onnx-to-linalg,canonicalize,cse,"
+  if (options.gpuKernels) {
+    // The kernels first, down to a gpu.binary, before any host-side pass can
+    // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
+    // ... run on the whole module). As gpu_backend::buildGPUKernelPipeline:
+    // convert-gpu-to-nvvm maps the math ops to libdevice, which
+    // gpu-module-to-binary links from the toolkit (LSTM_OPT_CUDA_ROOT);
+    // fatbin/bin run the toolkit's ptxas (and fatbinary).
+    std::string toolkit;
+#ifdef LSTM_OPT_CUDA_ROOT
+    toolkit = std::string(" toolkit=") + LSTM_OPT_CUDA_ROOT;
+#endif
+    p += llvm::formatv(
+             "convert-rnn-to-gpu{{mapping=gpu design={0}},"
+             "nvvm-attach-target{{chip={1} features=+ptx80 O=3},"
+             "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
+             "reconcile-unrealized-casts),"
+             "gpu-module-to-binary{{format={2}{3}},",
+             options.gpuKernelsDesign, options.gpuChip,
+             options.gpuBinaryFormat, toolkit)
+             .str();
+  }
+  std::string mid =
+      llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
+  mid += "convert-onnx-to-linalg,canonicalize,cse,"
        "one-shot-bufferize{bufferize-function-boundaries "
        "function-boundary-type-conversion=identity-layout-map "
        "unknown-type-conversion=identity-layout-map},"
        "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},"
-       "buffer-deallocation-pipeline,canonicalize,"
-       "func.func(convert-linalg-to-loops),";
+       "buffer-deallocation-pipeline,canonicalize,";
+  std::string tail;
+  // The GPU host functions' synchronous gpu.alloc/memcpy/launch_func become
+  // a chain of async ops on one stream (what gpu-to-llvm lowers), with a
+  // gpu.wait before anything else that touches memory.
+  if (options.gpuKernels)
+    tail += "func.func(gpu-async-region),";
+  tail += "func.func(convert-linalg-to-loops),";
   if (options.threads > 1)
-    p += llvm::formatv("convert-scf-to-openmp{{num-threads={0}},", options.threads).str();
-  p += "lower-affine,cpu-approximate-math,canonicalize,cse,"
+    tail += llvm::formatv("convert-scf-to-openmp{{num-threads={0}},", options.threads).str();
+  tail += "lower-affine,cpu-approximate-math,canonicalize,cse,"
        "convert-vector-to-scf,expand-strided-metadata,convert-scf-to-cf,";
   if (options.threads > 1)
-    p += "convert-openmp-to-llvm,";
-  p += "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+    tail += "convert-openmp-to-llvm,";
+  tail += "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
        "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
-       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
-       "reconcile-unrealized-casts";
+       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,";
+  // gpu.alloc/memcpy/memset/dealloc/wait -> mgpu* calls; gpu.launch_func
+  // stays, on LLVM values, for the translation (gpu.binary's
+  // #gpu.select_object handler emits the module load and mgpuLaunchKernel).
+  if (options.gpuKernels)
+    tail += "gpu-to-llvm,";
+  tail += "reconcile-unrealized-casts";
+  return {p, mid, tail};
+}
+
+void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
+                                     const CPUOptions &options) {
+  std::string p;
+  for (const std::string &part : cpuPipelineParts(options))
+    p += part;
   if (failed(parsePassPipeline(p, pm)))
     llvm::report_fatal_error("lstm-opt: the CPU pipeline does not parse");
 }
@@ -249,6 +296,80 @@ bool lstm_opt::cpu::cudaDeviceAvailable() {
 #endif
 }
 
+bool lstm_opt::cpu::haveGPURuntime() {
+#ifdef LSTM_OPT_GPU_RUNTIME
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool lstm_opt::cpu::gpuDeviceAvailable() {
+#ifdef LSTM_OPT_GPU_RUNTIME
+  // Loaded, not linked: it needs the CUDA driver (libcuda.so.1), so without
+  // one the load itself fails, cleanly.
+  std::string err;
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(LSTM_OPT_GPU_RUNTIME, &err);
+  if (!lib.isValid())
+    return false;
+  auto probe = reinterpret_cast<int (*)()>(
+      lib.getAddressOfSymbol("lstm_opt_gpu_device_available"));
+  return probe && probe() != 0;
+#else
+  return false;
+#endif
+}
+
+namespace {
+
+/// True if `f` holds an op of the gpu dialect (a host function of
+/// convert-rnn-to-gpu{mapping=gpu}).
+bool usesGPUOps(func::FuncOp f) {
+  return f
+      .walk([](Operation *op) {
+        return isa<gpu::GPUDialect>(op->getDialect()) ? WalkResult::interrupt()
+                                                      : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Runs the CPU pipeline with the GPU host functions' bodies set aside while
+/// buffers are bufferized and deallocated (ownership-based deallocation
+/// rejects gpu.launch_func, an op with unknown memory effects, and the
+/// functions free their device buffers themselves): they are private
+/// declarations meanwhile, and get their bodies back for the lowering.
+LogicalResult runGPUKernelsPipeline(ModuleOp module, const CPUOptions &options) {
+  MLIRContext *ctx = module.getContext();
+  std::vector<std::string> parts = cpuPipelineParts(options);
+  auto run = [&](StringRef p) -> LogicalResult {
+    PassManager pm(ctx);
+    if (failed(parsePassPipeline(p.rtrim(','), pm)))
+      llvm::report_fatal_error("lstm-opt: the GPU kernels' pipeline does not parse");
+    return pm.run(module);
+  };
+  if (failed(run(parts[0])))
+    return failure();
+  if (module.getOps<gpu::BinaryOp>().empty())
+    module.emitWarning() << "no recurrent layer runs on the GPU (no "
+                            "rnn.sequence after recognition); the model is "
+                            "compiled for the CPU only";
+  std::vector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || !f.isPrivate() || !usesGPUOps(f))
+      continue;
+    OwningOpRef<func::FuncOp> holder = cast<func::FuncOp>(f->cloneWithoutRegions());
+    holder->getBody().takeBody(f.getBody());
+    aside.emplace_back(f, std::move(holder));
+  }
+  if (failed(run(parts[1])))
+    return failure();
+  for (auto &[f, holder] : aside)
+    f.getBody().takeBody(holder->getBody());
+  return run(parts[2]);
+}
+
+} // namespace
+
 FailureOr<ModelSignature>
 lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   if (options.cuda && !haveCUDNNRuntime()) {
@@ -256,9 +377,31 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
                           "CUDA and cuDNN found and LSTM_OPT_ENABLE_CUDNN=ON)";
     return failure();
   }
+  if (options.gpuKernels) {
+    if (!haveGPURuntime()) {
+      module.emitError() << "this build has no GPU runtime "
+                            "(libLstmOptGPURuntime is built when the CUDA "
+                            "toolkit is found)";
+      return failure();
+    }
+    if (options.gpuChip != "sm_80" && options.gpuChip != "sm_90") {
+      module.emitError() << "--gpu-chip takes sm_80 or sm_90, not '"
+                         << options.gpuChip << "'";
+      return failure();
+    }
+    if (options.gpuBinaryFormat != "fatbin" && options.gpuBinaryFormat != "bin" &&
+        options.gpuBinaryFormat != "isa") {
+      module.emitError() << "the GPU binary format is fatbin, bin or isa, not '"
+                         << options.gpuBinaryFormat << "'";
+      return failure();
+    }
+  }
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerAllToLLVMIRTranslations(registry);
+  // gpu-module-to-binary serialises through the #nvvm.target's interface.
+  if (options.gpuKernels)
+    NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   ctx->appendDialectRegistry(registry);
 
   func::FuncOp graph;
@@ -323,10 +466,15 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   for (unsigned i = 0; i < ft.getNumResults(); ++i)
     graph.setResultAttrs(i, ArrayRef<NamedAttribute>{});
 
-  PassManager pm(ctx);
-  buildCPUPipeline(pm, options);
-  if (failed(pm.run(module)))
-    return failure();
+  if (options.gpuKernels) {
+    if (failed(runGPUKernelsPipeline(module, options)))
+      return failure();
+  } else {
+    PassManager pm(ctx);
+    buildCPUPipeline(pm, options);
+    if (failed(pm.run(module)))
+      return failure();
+  }
   module.walk([](Operation *op) { stripONNXAttrs(op); });
   addPackedEntryAndSignature(module, sig);
   return sig;

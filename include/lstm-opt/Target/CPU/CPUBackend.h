@@ -49,8 +49,20 @@ struct CPUOptions {
   /// the generated GPU kernel bodies run in scf.parallel loops (a test of
   /// their numerics, not a fast path).
   bool gpuKernelsOnCPU = false;
-  /// Its recurrence kernel: auto, step or persistent.
+  /// Its recurrence kernel: auto, step or persistent (also for gpuKernels).
   std::string gpuKernelsDesign = "auto";
+  /// Run the recurrent layers as generated GPU kernels
+  /// (convert-rnn-to-gpu{mapping=gpu}): the gpu.module is lowered with
+  /// MLIR's NVVM passes and embedded in the host code as a gpu.binary, the
+  /// host side (gpu-to-llvm) calls libLstmOptGPURuntime's mgpu* functions.
+  /// `lstm-opt --target=gpu -o m.so`, `lstm-run --device=gpu`.
+  bool gpuKernels = false;
+  /// sm_80 or sm_90.
+  std::string gpuChip = "sm_80";
+  /// gpu-module-to-binary's format: fatbin (cubin + PTX; MLIR runs the
+  /// toolkit's ptxas and fatbinary), bin (cubin) or isa (PTX text, compiled
+  /// by the driver when the module is loaded).
+  std::string gpuBinaryFormat = "fatbin";
 };
 
 /// True if this build has the cuDNN runtime library (LSTM_OPT_ENABLE_CUDNN).
@@ -58,6 +70,12 @@ bool haveCUDNNRuntime();
 /// True if the cuDNN runtime finds a usable CUDA device (false without the
 /// runtime).
 bool cudaDeviceAvailable();
+/// True if this build has the GPU kernels' runtime (libLstmOptGPURuntime,
+/// the mgpu* functions; built when the CUDA toolkit is found).
+bool haveGPURuntime();
+/// True if the GPU runtime loads (it needs the CUDA driver) and finds a
+/// usable CUDA device (false without the runtime).
+bool gpuDeviceAvailable();
 
 /// The entry point's name in the compiled code.
 constexpr const char *kEntryName = "lstm_opt_model";
@@ -84,8 +102,16 @@ struct ModelSignature {
 /// Parses what kSignatureSymbol holds.
 llvm::Expected<ModelSignature> parseSignatureJSON(llvm::StringRef text);
 
-/// The passes from an imported model to the LLVM dialect.
+/// The passes from an imported model to the LLVM dialect. With gpuKernels
+/// the pipeline names the GPU passes too, but lowerToLLVMDialect runs it in
+/// three parts (cpuPipelineParts): the GPU host functions (gpu.alloc,
+/// gpu.launch_func, ... on memrefs) are set aside while buffers are
+/// deallocated, which rejects ops with unknown memory effects.
 void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
+/// buildCPUPipeline's pass pipeline text in three parts: up to the kernels'
+/// gpu.binary; bufferization and buffer deallocation; the rest down to the
+/// LLVM dialect. Concatenated, the whole pipeline.
+std::vector<std::string> cpuPipelineParts(const CPUOptions &options);
 
 /// Checks the module has one graph function with static shapes, records its
 /// signature, renames it to `kEntryName` and lowers everything to the LLVM

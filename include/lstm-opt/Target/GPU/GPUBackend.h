@@ -4,8 +4,9 @@
 // (convert-rnn-to-gpu{mapping=gpu}), gathered in one gpu.module; that module
 // is lowered with MLIR's own passes (nvvm-attach-target, convert-gpu-to-nvvm,
 // gpu-module-to-binary{format=isa}) to PTX for sm_80 or sm_90, and ptxas
-// turns the PTX into a cubin. The host side (the launches, on memrefs) is
-// printed with .mlir output but not compiled in v1. See
+// turns the PTX into a cubin (lstm-opt --target=gpu -o k.ptx / k.cubin). The
+// whole model, host side included, is compiled by the CPU backend with
+// CPUOptions::gpuKernels (-o m.so / m.o / m.mlir, lstm-run --device=gpu). See
 // docs/passes/convert-rnn-to-gpu.md and docs/GPUKernels.md.
 //
 //===----------------------------------------------------------------------===//
