@@ -81,67 +81,33 @@ class ModelFusion(lit.formats.TestFormat):
         return (lit.Test.PASS if ok else lit.Test.FAIL), out
 
 
-class ModelCPU(lit.formats.TestFormat):
-    """One test per exported model: lstm-run compiles the original model for
-    this CPU and matches ONNX Runtime within 1e-4 (cpu_run.py), with 1 and 2
-    threads and, for symbolic sizes, batches 2 and 5."""
+class ModelLstmRun(lit.formats.TestFormat):
+    """One test per exported model, e2e/<kind>/<model>: lstm-run compiles the
+    ORIGINAL model for `device` and matches ONNX Runtime (cpu_run.py):
+      cpu  - within 1e-4, with 1 and 2 threads and, for symbolic sizes,
+             batches 2 and 5;
+      cuda - the layers cuDNN runs through the cuDNN runtime (5e-3: TF32);
+      gpu  - the layers as lstm-opt's generated GPU kernels (1e-4).
+    Without the lit features in `needs` (a CUDA device, the runtime) a test
+    is UNSUPPORTED, i.e. reported as skipped, never as passed."""
+
+    def __init__(self, kind, device, needs=()):
+        self.kind, self.device, self.needs = kind, device, needs
 
     def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
-        yield from model_tests(testSuite, path_in_suite, localConfig, "cpu")
+        yield from model_tests(testSuite, path_in_suite, localConfig, self.kind)
 
     def execute(self, test, litConfig):
+        missing = [f for f in self.needs if f not in test.config.available_features]
+        if missing:
+            return lit.Test.UNSUPPORTED, "needs " + ", ".join(missing)
         name = os.path.basename(test.getSourcePath())
         models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
-        result = run_script(test, "cpu_run.py", [os.path.join(models, name)],
+        args = ["--device", self.device]
+        if self.device != "cpu":
+            args += ["--threads", "1"]
+        result = run_script(test, "cpu_run.py", args + [os.path.join(models, name)],
                             tool="lstm-run")
-        if result is None:
-            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
-        ok, out = result
-        return (lit.Test.PASS if ok else lit.Test.FAIL), out
-
-
-class ModelCUDA(lit.formats.TestFormat):
-    """One test per exported model: lstm-run --device=cuda (the layers cuDNN
-    runs on the GPU, the rest on the CPU) matches ONNX Runtime. Without a CUDA
-    device (or without the cuDNN runtime in the build) each is UNSUPPORTED,
-    i.e. reported as skipped, never as passed."""
-
-    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
-        yield from model_tests(testSuite, path_in_suite, localConfig, "cuda")
-
-    def execute(self, test, litConfig):
-        if "cuda-device" not in test.config.available_features:
-            return lit.Test.UNSUPPORTED, "needs a CUDA device (and the cuDNN runtime)"
-        name = os.path.basename(test.getSourcePath())
-        models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
-        result = run_script(test, "cpu_run.py",
-                            ["--device", "cuda", "--threads", "1",
-                             os.path.join(models, name)], tool="lstm-run")
-        if result is None:
-            return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
-        ok, out = result
-        return (lit.Test.PASS if ok else lit.Test.FAIL), out
-
-
-class ModelGPU(lit.formats.TestFormat):
-    """One test per exported model: lstm-run --device=gpu (the recurrent
-    layers as lstm-opt's generated GPU kernels through libLstmOptGPURuntime,
-    the rest on the CPU) matches ONNX Runtime. Without a CUDA device (or
-    without the GPU runtime in the build) each is UNSUPPORTED, i.e. reported
-    as skipped, never as passed."""
-
-    def getTestsInDirectory(self, testSuite, path_in_suite, litConfig, localConfig):
-        yield from model_tests(testSuite, path_in_suite, localConfig, "gpu")
-
-    def execute(self, test, litConfig):
-        features = test.config.available_features
-        if "cuda-device" not in features or "gpu-runtime" not in features:
-            return lit.Test.UNSUPPORTED, "needs a CUDA device (and the GPU runtime)"
-        name = os.path.basename(test.getSourcePath())
-        models = os.path.join(test.config.lstm_opt_src_root, "test", "e2e", "models")
-        result = run_script(test, "cpu_run.py",
-                            ["--device", "gpu", "--threads", "1",
-                             os.path.join(models, name)], tool="lstm-run")
         if result is None:
             return lit.Test.UNSUPPORTED, "needs onnx + onnxruntime"
         ok, out = result
