@@ -80,8 +80,11 @@ Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
   };
   const std::string &n = a.name;
   if (n == "sigmoid") {
-    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
-    return arith::DivFOp::create(b, one, add(one, e));
+    // 1 / (1 + exp(-x)) as 0.5 + 0.5 tanh(x / 2): one rational
+    // approximation instead of exp's plus a division.
+    Value half = cst(0.5f);
+    Value t = math::TanhOp::create(b, mul(x, half));
+    return math::FmaOp::create(b, t, half, half);
   }
   if (n == "tanh")
     return math::TanhOp::create(b, x);
