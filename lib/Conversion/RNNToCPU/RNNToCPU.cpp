@@ -50,21 +50,10 @@ constexpr int64_t kVec = 16; // f32 lanes of one AVX-512 register
 using rnn::Activation;
 
 /// Everything about one layer the generator needs, all static.
-struct LayerSpec {
-  rnn::CellKind kind;
-  bool linearBeforeReset = false;
-  int64_t T, B, I, H, D, G;
-  SmallVector<bool> reverse;                     // per direction
-  SmallVector<SmallVector<Activation>> acts;     // per direction
-  std::optional<float> clip;
-  bool hasH0 = false, hasC0 = false, hasLens = false;
+struct LayerSpec : rnn::LayerShape {
+  bool hasLens = false;
   int64_t hp() const { return llvm::divideCeil(H, kVec) * kVec; }
   int64_t nb() const { return llvm::divideCeil(H, kVec); }
-  bool isLSTM() const { return kind == rnn::CellKind::LSTM; }
-  bool isGRU() const { return kind == rnn::CellKind::GRU; }
-  /// GRU without linear_before_reset needs r of every unit before the
-  /// n gate's GEMM: two parallel phases per step.
-  bool twoPhase() const { return isGRU() && !linearBeforeReset; }
 };
 
 /// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/16][K][G][16]`
@@ -637,29 +626,9 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   if (!w || !r || !bw || !br)
     return fail("needs constant f32 weights");
   LayerSpec s;
-  s.kind = op.getCell();
-  s.linearBeforeReset = op.getLinearBeforeReset();
-  s.T = xt.getDimSize(0);
-  s.B = xt.getDimSize(1);
-  s.I = xt.getDimSize(2);
-  s.H = op.getHiddenSize();
-  s.D = op.getNumDirections();
-  s.G = rnn::getNumGates(s.kind);
-  if (w->shape[2] != s.I)
-    return fail("input width does not match W");
-  for (int64_t d = 0; d < s.D; ++d)
-    s.reverse.push_back(op.getDirection() == rnn::Direction::Reverse ||
-                        (op.getDirection() == rnn::Direction::Bidirectional && d == 1));
-  auto acts = rnn::collectActivations(op, "convert-rnn-to-cpu", s.kind, s.D,
-                                      op.getActivations(), op.getActivationAlpha(),
-                                      op.getActivationBeta());
-  if (failed(acts))
+  if (failed(rnn::describeLayer(op, "convert-rnn-to-cpu", xt, w->shape[2],
+                                (bool)in.h0, (bool)in.c0, s)))
     return failure();
-  s.acts = *acts;
-  if (auto c = op.getClipAttr())
-    s.clip = c.getValueAsDouble();
-  s.hasH0 = (bool)in.h0;
-  s.hasC0 = (bool)in.c0 && s.isLSTM();
   s.hasLens = (bool)in.lens;
   // Initial states are [D, B, H] and sequence_lens [B] by the op's
   // definition; where shape inference left their sizes open (states built

@@ -67,18 +67,7 @@ constexpr int64_t kSharedBytes = 48 * 1024;
 
 using rnn::Activation;
 
-struct LayerSpec {
-  rnn::CellKind kind;
-  bool linearBeforeReset = false;
-  int64_t T, B, I, H, D, G;
-  SmallVector<bool> reverse;
-  SmallVector<SmallVector<Activation>> acts;
-  std::optional<float> clip;
-  bool hasH0 = false, hasC0 = false;
-  bool isLSTM() const { return kind == rnn::CellKind::LSTM; }
-  bool isGRU() const { return kind == rnn::CellKind::GRU; }
-  bool twoPhase() const { return isGRU() && !linearBeforeReset; }
-};
+using LayerSpec = rnn::LayerShape;
 
 /// Gate-major `[D][G*H][K]` -> `[D][K][G][H]`.
 std::vector<float> transposeWeights(ArrayRef<float> w, int64_t d, int64_t g,
@@ -796,29 +785,9 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   if (!w || !r || !bw || !br)
     return fail("needs constant f32 weights");
   LayerSpec s;
-  s.kind = op.getCell();
-  s.linearBeforeReset = op.getLinearBeforeReset();
-  s.T = xt.getDimSize(0);
-  s.B = xt.getDimSize(1);
-  s.I = xt.getDimSize(2);
-  s.H = op.getHiddenSize();
-  s.D = op.getNumDirections();
-  s.G = rnn::getNumGates(s.kind);
-  if (w->shape[2] != s.I)
-    return fail("input width does not match W");
-  for (int64_t d = 0; d < s.D; ++d)
-    s.reverse.push_back(op.getDirection() == rnn::Direction::Reverse ||
-                        (op.getDirection() == rnn::Direction::Bidirectional && d == 1));
-  auto acts = rnn::collectActivations(op, "convert-rnn-to-gpu", s.kind, s.D,
-                                      op.getActivations(), op.getActivationAlpha(),
-                                      op.getActivationBeta());
-  if (failed(acts))
+  if (failed(rnn::describeLayer(op, "convert-rnn-to-gpu", xt, w->shape[2],
+                                (bool)op.getH0(), (bool)op.getC0(), s)))
     return failure();
-  s.acts = *acts;
-  if (auto c = op.getClipAttr())
-    s.clip = c.getValueAsDouble();
-  s.hasH0 = (bool)op.getH0();
-  s.hasC0 = (bool)op.getC0() && s.isLSTM();
 
   // The recurrence kernel: persistent for batch <= 4 when a block's weight
   // slice fits the static shared memory with the grid no larger than

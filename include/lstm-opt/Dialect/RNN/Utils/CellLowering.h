@@ -40,6 +40,56 @@ collectActivations(mlir::Operation *op, llvm::StringRef pass, CellKind kind,
                    std::optional<llvm::ArrayRef<float>> alphas,
                    std::optional<llvm::ArrayRef<float>> betas);
 
+/// What every backend's kernel generator knows about a layer, all static.
+struct LayerShape {
+  CellKind kind = CellKind::LSTM;
+  bool linearBeforeReset = false;
+  int64_t T = 0, B = 0, I = 0, H = 0, D = 0, G = 0;
+  llvm::SmallVector<bool> reverse;                          // per direction
+  llvm::SmallVector<llvm::SmallVector<Activation>> acts;    // per direction
+  std::optional<float> clip;
+  bool hasH0 = false, hasC0 = false;
+  bool isLSTM() const { return kind == CellKind::LSTM; }
+  bool isGRU() const { return kind == CellKind::GRU; }
+  /// GRU without linear_before_reset needs r of every unit before the n
+  /// gate's GEMM: two phases per step.
+  bool twoPhase() const { return isGRU() && !linearBeforeReset; }
+};
+
+/// Fills `s` from a layer op (rnn.sequence or rnn.recurrence) with static
+/// input type `x` [T, B, I], input weights of width `wInputWidth`, and the
+/// presence of initial states. Errors go on `op`, prefixed by `pass`.
+template <typename OpTy>
+mlir::LogicalResult describeLayer(OpTy op, llvm::StringRef pass,
+                                  mlir::RankedTensorType x,
+                                  int64_t wInputWidth, bool hasH0, bool hasC0,
+                                  LayerShape &s) {
+  s.kind = op.getCell();
+  s.linearBeforeReset = op.getLinearBeforeReset();
+  s.T = x.getDimSize(0);
+  s.B = x.getDimSize(1);
+  s.I = x.getDimSize(2);
+  s.H = op.getHiddenSize();
+  s.D = op.getNumDirections();
+  s.G = getNumGates(s.kind);
+  if (wInputWidth != s.I)
+    return op->emitError() << pass << ": input width does not match W";
+  s.reverse.clear();
+  for (int64_t d = 0; d < s.D; ++d)
+    s.reverse.push_back(op.getDirection() == Direction::Reverse ||
+                        (op.getDirection() == Direction::Bidirectional && d == 1));
+  auto acts = collectActivations(op, pass, s.kind, s.D, op.getActivations(),
+                                 op.getActivationAlpha(), op.getActivationBeta());
+  if (mlir::failed(acts))
+    return mlir::failure();
+  s.acts = std::move(*acts);
+  if (auto c = op.getClipAttr())
+    s.clip = c.getValueAsDouble();
+  s.hasH0 = hasH0;
+  s.hasC0 = hasC0 && s.isLSTM();
+  return mlir::success();
+}
+
 /// `a` applied to `x` (f32, or a vector of f32) with arith/math ops.
 mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
                            mlir::Value x);
