@@ -4,9 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+# The ONNX C++ library (opsets up to 28), built once into a cache.
+ONNX_DIR=$(scripts/build-onnx.sh)
+if [ ! -f "$BUILD_DIR/build.ninja" ] ||
+   ! grep -qx "ONNX_DIR:[A-Z]*=$ONNX_DIR" "$BUILD_DIR/CMakeCache.txt"; then
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir >/dev/null
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DONNX_DIR="$ONNX_DIR" >/dev/null
 fi
 # Two cores: two jobs (linking against the shared libMLIR keeps links light).
 ninja -C "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "${@:-lstm-opt}"

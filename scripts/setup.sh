@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what lstm-opt needs on Debian 12 (idempotent; does nothing that is already there).
-#   Debian packages: LLVM/MLIR 22, libonnx/protobuf, googletest, cmake, ninja, ccache, python3-venv,
+#   Debian packages: LLVM/MLIR 22, protobuf (the ONNX library itself is built
+#                    from source by scripts/build-onnx.sh), googletest, cmake, ninja, ccache, python3-venv,
 #                    graphviz (pictures in the HTML report), zlib (npz reading),
 #                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run)
 #   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   cmake ninja-build ccache g++
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
-  libonnx-dev libprotobuf-dev
+  libprotobuf-dev protobuf-compiler
   googletest libgtest-dev
   python3 python3-venv graphviz
   zlib1g-dev libomp-22-dev

@@ -625,7 +625,7 @@ LogicalResult lstm_opt::exportONNX(ModuleOp module, llvm::raw_ostream &os,
   if (options.runChecker) {
     // libonnx only checks what it knows; newer IR versions/opsets are left
     // to the runtime.
-    bool knownOpsets = model.ir_version() <= 8;
+    bool knownOpsets = model.ir_version() <= proto::maxKnownIrVersion();
     for (const auto &o : model.opset_import())
       if (o.version() > proto::maxKnownOpset(o.domain()))
         knownOpsets = false;

@@ -56,9 +56,9 @@ bool lstm_opt::isONNXFile(StringRef path) {
 
 namespace {
 
-/// IR versions this importer understands (ONNX 1.2 ... 1.19).
+/// The oldest IR version this importer reads (ONNX 1.2); the newest is the
+/// linked libonnx's (proto::maxKnownIrVersion(), 14 for ONNX 1.23).
 constexpr int64_t kMinIrVersion = 3;
-constexpr int64_t kMaxIrVersion = 11;
 
 /// Facts about a typed op of the dialect, taken from its ODS definition.
 struct TypedOpInfo {
@@ -131,7 +131,7 @@ std::string describeNode(const pb::NodeProto &node, int index) {
 size_t rawElementBytes(int dataType) {
   switch (dataType) {
   case 1: case 6: case 12: return 4;
-  case 2: case 3: case 9: case 17: case 18: case 19: case 20: return 1;
+  case 2: case 3: case 9: case 17: case 18: case 19: case 20: case 24: return 1;
   case 4: case 5: case 10: case 16: return 2;
   case 7: case 11: case 13: case 14: return 8;
   case 15: return 16;
@@ -1093,10 +1093,11 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
     error() << "the model has no IR version (ir_version is missing or 0)";
     return nullptr;
   }
-  if (model.ir_version() < kMinIrVersion || model.ir_version() > kMaxIrVersion) {
+  if (model.ir_version() < kMinIrVersion ||
+      model.ir_version() > proto::maxKnownIrVersion()) {
     error() << "unsupported ONNX IR version " << model.ir_version()
             << " (lstm-opt reads versions " << kMinIrVersion << " to "
-            << kMaxIrVersion << ")";
+            << proto::maxKnownIrVersion() << ")";
     return nullptr;
   }
   if (!model.has_graph()) {

@@ -71,6 +71,8 @@ int proto::maxKnownOpset(const std::string &domain) {
   return it == map.end() ? 0 : it->second.second;
 }
 
+int64_t proto::maxKnownIrVersion() { return ::onnx::Version::IR_VERSION; }
+
 proto::InputRules proto::getInputRules(const std::string &opType,
                                        const std::string &domain, int opset) {
   InputRules rules;

@@ -34,6 +34,9 @@ bool checkModel(const ::onnx::ModelProto &model, std::string &error);
 /// The highest opset of `domain` that this libonnx knows (0 if unknown).
 int maxKnownOpset(const std::string &domain);
 
+/// The newest ONNX IR version this libonnx reads and checks.
+int64_t maxKnownIrVersion();
+
 /// What the operator schema says about a node's inputs.
 struct InputRules {
   bool known = false;      ///< A schema exists for this op/domain/opset.

@@ -51,6 +51,9 @@ Type lstm_opt::onnx::getElementTypeForOnnxDataType(MLIRContext *ctx,
   case 21: return b.getIntegerType(4, false);
   case 22: return b.getIntegerType(4);
   case 23: return Float4E2M1FNType::get(ctx);
+  case 24: return Float8E8M0FNUType::get(ctx);
+  // 25/26 (UINT2/INT2) and 27/28 (FLOAT6E2M3/FLOAT6E3M2) are sub-byte packed
+  // types with no MLIR storage here: refused with the data type named.
   default: return {};
   }
 }
@@ -65,6 +68,7 @@ int64_t lstm_opt::onnx::getOnnxDataTypeForElementType(Type type) {
   if (isa<Float8E5M2Type>(type)) return 19;
   if (isa<Float8E5M2FNUZType>(type)) return 20;
   if (isa<Float4E2M1FNType>(type)) return 23;
+  if (isa<Float8E8M0FNUType>(type)) return 24;
   if (isa<StringType>(type)) return 8;
   if (auto c = dyn_cast<ComplexType>(type)) {
     if (c.getElementType().isF32()) return 14;
