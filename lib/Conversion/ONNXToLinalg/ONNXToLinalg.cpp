@@ -858,33 +858,13 @@ FailureOr<Results> FunctionLowering::lower(onnx::SplitOp op) {
   if (!axis)
     return error(op) << "axis " << op.getAxis() << " is out of range for rank "
                      << rank;
-  int64_t dim = in[*axis];
-  SmallVector<int64_t> sizes;
-  if (auto attr = op.getSplitAttr()) {
-    sizes.assign(attr->begin(), attr->end());
-  } else if (!isa<NoneType>(op.getSplit().getType())) {
-    auto s = constantInts(op, op.getSplit(), "split");
-    if (failed(s))
-      return failure();
-    sizes = *s;
-  } else {
-    // Equal parts; with num_outputs (opset 18) the last may be smaller.
-    int64_t part = (dim + n - 1) / n;
-    if (!op.getNumOutputs() && dim % n != 0)
-      return error(op) << "dimension " << dim << " does not split into " << n
-                       << " equal parts";
-    for (int64_t i = 0; i < n; ++i)
-      sizes.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
-  }
-  if ((int64_t)sizes.size() != n)
-    return error(op) << "'split' has " << sizes.size() << " sizes for " << n
-                     << " outputs";
-  if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim ||
-      llvm::any_of(sizes, [](int64_t s) { return s < 0; }))
-    return error(op) << "'split' sizes do not add up to " << dim;
+  std::string why;
+  auto sizes = onnx::getSplitSizes(op, in[*axis], why);
+  if (failed(sizes))
+    return error(op) << why;
   Results results;
   int64_t offset = 0;
-  for (int64_t size : sizes) {
+  for (int64_t size : *sizes) {
     SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), lens,
         strides(rank, b.getIndexAttr(1));
     offsets[*axis] = b.getIndexAttr(offset);

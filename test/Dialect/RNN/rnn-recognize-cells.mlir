@@ -90,3 +90,120 @@ func.func @onnx_lstm(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
   %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %b, %none, %none, %none, %none) {direction = "reverse", hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, tensor<1x8xf32>, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
   return %yh : tensor<1x2x1xf32>
 }
+
+// -----
+
+// Input and hidden state of the same width (I = H): which one is the state
+// follows from the graph, not from shapes. A streaming cell (silero-vad's
+// form): h and c are sliced out of one state input, the step input is
+// computed. h is the one from the same source as c. The cell is built with
+// the Gemm reading %[[X]] as its input. (Split's sizes come from opset 18's
+// num_outputs.)
+
+// CHECK-LABEL: func.func @same_width_state_from_input
+// CHECK: %[[X:.*]] = onnx.Relu
+// CHECK: %[[H:.*]] = onnx.Gather(%arg1
+// CHECK: %[[C:.*]] = onnx.Gather(%arg1
+// CHECK: rnn.lstm_cell %[[X]], %[[H]], %[[C]]
+func.func @same_width_state_from_input(%a: tensor<1x1xf32>, %state: tensor<2x1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %r = onnx.initializer "weight_hh" dense<[[0.1], [0.2], [0.3], [0.4]]> : tensor<4x1xf32>
+  %b = onnx.initializer "bias" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %i0 = onnx.initializer "i0" dense<0> : tensor<i64>
+  %i1 = onnx.initializer "i1" dense<1> : tensor<i64>
+  %x = onnx.Relu(%a) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h = onnx.Gather(%state, %i0) {axis = 0 : i64} : (tensor<2x1x1xf32>, tensor<i64>) -> tensor<1x1xf32>
+  %c = onnx.Gather(%state, %i1) {axis = 0 : i64} : (tensor<2x1x1xf32>, tensor<i64>) -> tensor<1x1xf32>
+  %gx = onnx.Gemm(%h, %r, %b) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%x, %w, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64, num_outputs = 4 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// Two stacked cells of equal width with zero initial states, one step each
+// shown: the upper cell reads the lower cell's output and a zero constant.
+// The lower cell's output is the upper one's step input; the zeros (the
+// source of its c as well) are its hidden state.
+
+// CHECK-LABEL: func.func @stacked_equal_width
+// CHECK: %[[H1:.*]], %{{.*}} = rnn.lstm_cell %arg0, %[[Z:.*]], %[[Z]]
+// CHECK: rnn.lstm_cell %[[H1]], %[[Z]], %[[Z]]
+func.func @stacked_equal_width(%x: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %r = onnx.initializer "weight_hh" dense<[[0.1], [0.2], [0.3], [0.4]]> : tensor<4x1xf32>
+  %b = onnx.initializer "bias" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %w2 = onnx.initializer "l2.weight_ih" dense<[[5.0], [6.0], [7.0], [8.0]]> : tensor<4x1xf32>
+  %r2 = onnx.initializer "l2.weight_hh" dense<[[0.5], [0.6], [0.7], [0.8]]> : tensor<4x1xf32>
+  %zero = onnx.initializer "zeros" dense<0.0> : tensor<1x1xf32>
+  %gx = onnx.Gemm(%x, %w, %b) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%zero, %r, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64, num_outputs = 4 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %zero) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ugx = onnx.Gemm(%h1, %w2, %b) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %ugh = onnx.Gemm(%zero, %r2, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %ug = onnx.Add(%ugx, %ugh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %ui, %uf, %ucc, %uo = onnx.Split(%ug, %none) {axis = 1 : i64, num_outputs = 4 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %usi = onnx.Sigmoid(%ui) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %usf = onnx.Sigmoid(%uf) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %utg = onnx.Tanh(%ucc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %uso = onnx.Sigmoid(%uo) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ufc = onnx.Mul(%usf, %zero) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %uig = onnx.Mul(%usi, %utg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %uc1 = onnx.Add(%ufc, %uig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %utc = onnx.Tanh(%uc1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %uh1 = onnx.Mul(%uso, %utc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %uh1, %uc1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// A lone step whose input and state are both graph inputs of the same width:
+// nothing in the graph tells them apart, and a single step is symmetric in
+// (x, W) and (h, R), so either reading gives the same numbers. It is fused
+// with the first value the gates read as the step input.
+
+// CHECK-LABEL: func.func @lone_step_symmetric
+// CHECK: rnn.lstm_cell %arg1, %arg0, %arg2
+func.func @lone_step_symmetric(%x: tensor<1x1xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "weight_ih" dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %r = onnx.initializer "weight_hh" dense<[[0.1], [0.2], [0.3], [0.4]]> : tensor<4x1xf32>
+  %b = onnx.initializer "bias" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %gx = onnx.Gemm(%h, %r, %b) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.Gemm(%x, %w, %none) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<4x1xf32>, none) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64, num_outputs = 4 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}

@@ -2,6 +2,7 @@
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 
+
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -11,6 +12,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -292,6 +294,59 @@ static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
     if (!getConstantAttr(v))
       return evaluateOp(def, depth);
   return onnx::getConstantInts(getConstantAttr(v));
+}
+
+FailureOr<SmallVector<int64_t>>
+onnx::getSplitSizes(Operation *op, int64_t dim, std::string &why) {
+  auto split = cast<SplitOp>(op);
+  int64_t n = split.getNumResults();
+  SmallVector<int64_t> sizes;
+  if (auto attr = split.getSplitAttr()) {
+    sizes.assign(attr->begin(), attr->end());
+  } else if (!isa<NoneType>(split.getSplit().getType())) {
+    auto c = getConstantInts(split.getSplit());
+    if (!c) {
+      why = "'split' is not a constant";
+      return failure();
+    }
+    sizes = std::move(*c);
+  } else {
+    if (ShapedType::isDynamic(dim)) {
+      why = "equal parts of a dimension of unknown size";
+      return failure();
+    }
+    if (!split.getNumOutputs() && dim % n != 0) {
+      why = "dimension " + std::to_string(dim) + " does not split into " +
+            std::to_string(n) + " equal parts";
+      return failure();
+    }
+    int64_t part = dim / n + (dim % n != 0);
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
+  }
+  if ((int64_t)sizes.size() != n) {
+    why = "'split' has " + std::to_string(sizes.size()) + " sizes for " +
+          std::to_string(n) + " outputs";
+    return failure();
+  }
+  // Summed with every part bounded, so no overflow.
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0 || (!ShapedType::isDynamic(dim) && s > dim - total)) {
+      why = "'split' sizes do not add up to " + std::to_string(dim);
+      return failure();
+    }
+    if (ShapedType::isDynamic(dim) && s > std::numeric_limits<int64_t>::max() - total) {
+      why = "'split' sizes overflow";
+      return failure();
+    }
+    total += s;
+  }
+  if (!ShapedType::isDynamic(dim) && total != dim) {
+    why = "'split' sizes do not add up to " + std::to_string(dim);
+    return failure();
+  }
+  return sizes;
 }
 
 std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {

@@ -278,21 +278,11 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     int64_t axis = split.getAxis() < 0 ? split.getAxis() + rank : split.getAxis();
     if (rank != 2 || axis != 1)
       return fail("a Split feeding a gate does not split the features");
-    int64_t n = staticDim(in, 1);
-    SmallVector<int64_t> sizes;
-    if (auto s = split.getSplitAttr())
-      sizes.assign(s->begin(), s->end());
-    else if (!isa<NoneType>(split.getSplit().getType())) {
-      auto c = od::getConstantInts(split.getSplit());
-      if (!c)
-        return fail("a Split feeding a gate has non-constant sizes");
-      sizes = *c;
-    } else {
-      int64_t parts = split.getNumResults();
-      if (ShapedType::isDynamic(n) || n % parts)
-        return fail("a Split feeding a gate has unknown sizes");
-      sizes.assign(parts, n / parts);
-    }
+    std::string splitWhy;
+    auto sizesOr = od::getSplitSizes(split, staticDim(in, 1), splitWhy);
+    if (failed(sizesOr))
+      return fail("a Split feeding a gate has unusable sizes: " + splitWhy);
+    SmallVector<int64_t> &sizes = *sizesOr;
     unsigned idx = cast<OpResult>(v).getResultNumber();
     int64_t offset = 0;
     for (unsigned i = 0; i < idx; ++i)
@@ -556,6 +546,104 @@ findHiddenOutput(Value cNew) {
   return fallback;
 }
 
+//===----------------------------------------------------------------------===//
+// Which value a step reads is its hidden state
+//===----------------------------------------------------------------------===//
+
+/// Where a value comes from when only data movement separates it from its
+/// source: a graph input (`arg`), something constant (an initializer, zeros
+/// made in the graph, also from a computed shape), or computed (neither).
+struct StateRoot {
+  Value arg;
+  bool constant = false;
+  bool known() const { return arg || constant; }
+  bool operator==(const StateRoot &o) const {
+    return known() && arg == o.arg && constant == o.constant;
+  }
+};
+
+static StateRoot stateRoot(Value v) {
+  // Bounded: a longer chain of pure data movement is treated as computed.
+  for (int depth = 0; depth < 64; ++depth) {
+    if (isa<BlockArgument>(v))
+      return {v, false};
+    Operation *def = v.getDefiningOp();
+    if (od::getConstantAttr(v) || isa<od::ConstantOfShapeOp>(def))
+      return {Value(), true};
+    if (!isa<od::IdentityOp, od::GatherOp, od::SliceOp, od::SplitOp,
+             od::SqueezeOp, od::UnsqueezeOp, od::ReshapeOp, od::ExpandOp,
+             od::TransposeOp, od::CastOp>(def))
+      return {};
+    v = def->getOperand(0);
+  }
+  return {};
+}
+
+/// The weights that later steps apply to `out`, this step's hidden output:
+/// the B operands of the MatMul/Gemm nodes that read it (through Identity).
+static SmallVector<Value> weightsApplied(Value out) {
+  SmallVector<Value> weights, work = {out};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto id = dyn_cast<od::IdentityOp>(user))
+        work.push_back(id.getResult());
+      else if (isa<od::MatMulOp, od::GemmOp>(user) &&
+               use.getOperandNumber() == 0)
+        weights.push_back(od::skipIdentities(user->getOperand(1)));
+    }
+  }
+  return weights;
+}
+
+/// Which of the two values `inputs` that a step's gates read is its hidden
+/// state, from the recurrence rather than from shapes. In order:
+///  1. the hidden output of the step that produced `cPrev` (LSTM);
+///  2. the one that is multiplied by the weights that the next step applies
+///     to this step's output `out` (the recurrent weights R);
+///  3. the one with the same source as `cPrev` (both graph inputs sliced from
+///     one state tensor, or both constant: a zero initial state);
+///  4. the one that is a graph input or a constant when the other is computed
+///     (a first step: the initial state, beside the layer below's output).
+/// Returns 0 or 1, or -1 when none of these decides.
+static int pickHiddenState(ArrayRef<Value> inputs, ArrayRef<LinearForm> forms,
+                           Value cPrev, Value out) {
+  auto pick = [&](bool a, bool b) { return a == b ? -1 : (a ? 0 : 1); };
+  if (cPrev) {
+    if (auto prev = findHiddenOutput(od::skipIdentities(cPrev))) {
+      Value h = std::get<0>(*prev).getResult();
+      int k = pick(od::skipIdentities(inputs[0]) == h,
+                   od::skipIdentities(inputs[1]) == h);
+      if (k >= 0)
+        return k;
+    }
+  }
+  if (out) {
+    SmallVector<Value> next = weightsApplied(out);
+    auto readsNext = [&](Value in) {
+      for (const LinearForm &f : forms)
+        for (const Term &t : f.terms)
+          if (t.input == in)
+            for (const WeightRef &w : t.weights)
+              if (llvm::is_contained(next, od::skipIdentities(w.src)))
+                return true;
+      return false;
+    };
+    int k = pick(readsNext(inputs[0]), readsNext(inputs[1]));
+    if (k >= 0)
+      return k;
+  }
+  StateRoot a = stateRoot(inputs[0]), b = stateRoot(inputs[1]);
+  if (cPrev) {
+    StateRoot c = stateRoot(cPrev);
+    int k = pick(a == c, b == c);
+    if (c.known() && k >= 0)
+      return k;
+  }
+  return pick(a.known(), b.known());
+}
+
 void CellRecognizer::matchLSTM(od::AddOp add) {
   auto m1 = add.getA().getDefiningOp<od::MulOp>();
   auto m2 = add.getB().getDefiningOp<od::MulOp>();
@@ -712,10 +800,20 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
       hIdx = 0;
     else if (k1 == hidden && k0 != hidden)
       hIdx = 1;
-    else if (isStepSlice(inputs[0]) != isStepSlice(inputs[1]))
+    else
+      hIdx = pickHiddenState(inputs, forms, cPrev, hMul.getResult());
+    if (hIdx < 0 && isStepSlice(inputs[0]) != isStepSlice(inputs[1]))
       hIdx = isStepSlice(inputs[0]) ? 1 : 0;
-    if (hIdx < 0)
-      return remark("cannot tell the step input from the hidden state");
+    if (hIdx < 0) {
+      // Nothing in the graph tells them apart: both have the hidden size and
+      // both come from graph inputs (or both are computed), and no later step
+      // of this cell exists to say which one the recurrence carries. A
+      // single step is symmetric in (x, W) and (h, R), so either reading
+      // computes the same numbers; the first one read is taken as the input.
+      if (cPrev && cellOfC.count(cPrev))
+        return remark("cannot tell the step input from the hidden state");
+      hIdx = 1;
+    }
     x = inputs[1 - hIdx];
     h = inputs[hIdx];
     if (featureSize(h) != hidden)
@@ -1220,13 +1318,18 @@ void CellRecognizer::matchRNNCells() {
       // slice is the initial state.
       Value a = c.form.terms[0].input, b = c.form.terms[1].input;
       int64_t ka = c.form.terms[0].k, kb = c.form.terms[1].k;
+      int pick = -1;
       if (ka == hidden && kb != hidden)
-        std::tie(h, x) = std::pair(a, b);
+        pick = 0;
       else if (kb == hidden && ka != hidden)
-        std::tie(h, x) = std::pair(b, a);
-      else if (isStepSlice(a) != isStepSlice(b))
-        std::tie(h, x) = isStepSlice(a) ? std::pair(b, a) : std::pair(a, b);
-      else {
+        pick = 1;
+      else
+        pick = pickHiddenState({a, b}, {c.form}, Value(), c.out);
+      if (pick < 0 && isStepSlice(a) != isStepSlice(b))
+        pick = isStepSlice(a) ? 1 : 0;
+      if (pick >= 0) {
+        std::tie(h, x) = pick == 0 ? std::pair(a, b) : std::pair(b, a);
+      } else {
         c.act.op->emitRemark() << "not fused as an RNN cell: cannot tell the "
                                   "step input from the hidden state";
         continue;

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace lstm_opt::onnx {
@@ -44,6 +45,15 @@ std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
 /// Squeeze/Unsqueeze, Cast).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::ElementsAttr attr);
+
+/// The part sizes of `split` along an axis of size `dim`: from the `split`
+/// input (opset 13+), the `split` attribute (before 13), or equal parts (with
+/// opset 18's `num_outputs` the last part may be smaller: ceil(dim / n) each).
+/// Fails, with `why` set, when the sizes are not constant, are negative, do
+/// not add up to `dim`, or do not match the number of results; a dynamic
+/// `dim` is accepted only with explicit sizes.
+llvm::FailureOr<llvm::SmallVector<int64_t>>
+getSplitSizes(mlir::Operation *split, int64_t dim, std::string &why);
 
 /// The last dimension / rank of `v`: from its type, or, where shape
 /// inference left it unranked, from what computed it (MatMul/Gemm weights,
