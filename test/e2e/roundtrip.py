@@ -106,6 +106,16 @@ def compare_structure(orig, new, tag):
     vi1 = {v.name: type_str(v.type) for v in g1.value_info}
     missing = [v.name for v in g0.value_info if vi1.get(v.name) != type_str(v.type)]
     check(not missing, f"{tag}: original value_info kept (missing/changed: {missing[:5]})")
+    # metadata_props (IR 10+) of nodes, graph inputs/outputs and value_info.
+    props = lambda x: [(p.key, p.value) for p in x.metadata_props]  # noqa: E731
+    check([props(n) for n in g0.node] == [props(n) for n in g1.node],
+          f"{tag}: node metadata_props")
+    check([props(v) for v in list(g0.input) + list(g0.output)] ==
+          [props(v) for v in list(g1.input) + list(g1.output)],
+          f"{tag}: graph input/output metadata_props")
+    vp1 = {v.name: props(v) for v in g1.value_info}
+    lost = [v.name for v in g0.value_info if vp1.get(v.name) != props(v)]
+    check(not lost, f"{tag}: value_info metadata_props (lost: {lost[:5]})")
 
 
 def compare_initializers(orig, new, tag):

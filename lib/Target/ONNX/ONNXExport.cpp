@@ -286,6 +286,28 @@ LogicalResult ModelExporter::exportAttribute(Operation *op, StringRef name,
   return success();
 }
 
+/// Writes a list of [key, value] string pairs (see od::attrs::kProps) into
+/// metadata_props; fails on any other shape.
+static LogicalResult
+writeProps(Location loc, Attribute attr, StringRef what,
+           google::protobuf::RepeatedPtrField<pb::StringStringEntryProto> *out) {
+  if (!attr)
+    return success();
+  auto list = dyn_cast<ArrayAttr>(attr);
+  if (!list)
+    return emitError(loc) << what << " must be a list of [key, value] pairs";
+  for (Attribute a : list) {
+    auto kv = dyn_cast<ArrayAttr>(a);
+    if (!kv || kv.size() != 2 || !isa<StringAttr>(kv[0]) ||
+        !isa<StringAttr>(kv[1]))
+      return emitError(loc) << what << " must hold [key, value] string pairs";
+    auto *p = out->Add();
+    p->set_key(cast<StringAttr>(kv[0]).str());
+    p->set_value(cast<StringAttr>(kv[1]).str());
+  }
+  return success();
+}
+
 LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
   StringRef opType = od::getOnnxOpType(op);
   if (opType.empty())
@@ -304,6 +326,9 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
   node.set_name(nodeName);
   if (auto doc = op->getAttrOfType<StringAttr>(od::attrs::kDocString))
     node.set_doc_string(doc.str());
+  if (failed(writeProps(op->getLoc(), op->getAttr(od::attrs::kProps),
+                        od::attrs::kProps, node.mutable_metadata_props())))
+    return failure();
 
   // Inputs, without trailing omitted ones.
   SmallVector<std::string> inputs;
@@ -395,8 +420,14 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
       if (failed(exportType(op->getLoc(), res.getType(), {}, *vi.mutable_type(),
                             known)))
         return failure();
-      if (known)
-        *graph.add_value_info() = std::move(vi);
+      if (!known)
+        continue;
+      if (auto info = op->getAttrOfType<DictionaryAttr>(od::attrs::kValueInfo))
+        if (auto props = info.get(vi.name()))
+          if (failed(writeProps(op->getLoc(), props, od::attrs::kValueInfo,
+                                vi.mutable_metadata_props())))
+            return failure();
+      *graph.add_value_info() = std::move(vi);
     }
   return success();
 }
@@ -417,9 +448,13 @@ LogicalResult ModelExporter::exportGraph(Block &block,
     pb::ValueInfoProto &vi = *graph.add_input();
     vi.set_name(name);
     DictionaryAttr attrs = i < argAttrs.size() ? argAttrs[i] : DictionaryAttr();
-    if (attrs)
+    if (attrs) {
       if (auto doc = attrs.getAs<StringAttr>(od::attrs::kDocString))
         vi.set_doc_string(doc.str());
+      if (failed(writeProps(arg.getLoc(), attrs.get(od::attrs::kProps),
+                            od::attrs::kProps, vi.mutable_metadata_props())))
+        return failure();
+    }
     bool known;
     if (failed(exportType(arg.getLoc(), arg.getType(), attrs,
                           *vi.mutable_type(), known)))
@@ -469,6 +504,17 @@ LogicalResult ModelExporter::exportGraph(Block &block,
       t.set_name(name);
       if (failed(exportTensor(init.getLoc(), init.getValue(), t)))
         return failure();
+      if (Attribute info = init->getAttr(od::attrs::kValueInfo)) {
+        // The original had a value_info entry for the initializer.
+        pb::ValueInfoProto &vi = *graph.add_value_info();
+        vi.set_name(name);
+        bool known;
+        if (failed(exportType(init.getLoc(), init.getType(), {},
+                              *vi.mutable_type(), known)) ||
+            failed(writeProps(init.getLoc(), info, od::attrs::kValueInfo,
+                              vi.mutable_metadata_props())))
+          return failure();
+      }
       if (init.getGraphInput()) {
         pb::ValueInfoProto &vi = *graph.add_input();
         vi.set_name(name);
@@ -496,9 +542,13 @@ LogicalResult ModelExporter::exportGraph(Block &block,
     pb::ValueInfoProto &vi = *graph.add_output();
     vi.set_name(outNames[i]);
     DictionaryAttr attrs = i < resAttrs.size() ? resAttrs[i] : DictionaryAttr();
-    if (attrs)
+    if (attrs) {
       if (auto doc = attrs.getAs<StringAttr>(od::attrs::kDocString))
         vi.set_doc_string(doc.str());
+      if (failed(writeProps(v.getLoc(), attrs.get(od::attrs::kProps),
+                            od::attrs::kProps, vi.mutable_metadata_props())))
+        return failure();
+    }
     bool known;
     if (failed(exportType(v.getLoc(), v.getType(), attrs, *vi.mutable_type(),
                           known)))
@@ -567,17 +617,11 @@ LogicalResult ModelExporter::exportModule(ModuleOp module,
   model.set_doc_string(getStr(od::attrs::kDocString));
   if (auto v = module->getAttrOfType<IntegerAttr>(od::attrs::kModelVersion))
     model.set_model_version(v.getInt());
-  if (auto props = module->getAttrOfType<ArrayAttr>(od::attrs::kMetadataProps))
-    for (Attribute a : props) {
-      auto kv = dyn_cast<ArrayAttr>(a);
-      if (!kv || kv.size() != 2 || !isa<StringAttr>(kv[0]) ||
-          !isa<StringAttr>(kv[1]))
-        return module.emitError() << od::attrs::kMetadataProps
-                                  << " must hold [key, value] string pairs";
-      auto *p = model.add_metadata_props();
-      p->set_key(cast<StringAttr>(kv[0]).str());
-      p->set_value(cast<StringAttr>(kv[1]).str());
-    }
+  if (failed(writeProps(module.getLoc(),
+                        module->getAttr(od::attrs::kMetadataProps),
+                        od::attrs::kMetadataProps,
+                        model.mutable_metadata_props())))
+    return failure();
   if (auto opaque = module->getAttrOfType<StringAttr>(od::attrs::kOpaqueModelFields)) {
     pb::ModelProto rest;
     if (!rest.ParseFromString(opaque.str()))

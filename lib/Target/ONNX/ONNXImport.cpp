@@ -206,6 +206,11 @@ private:
   std::string inferenceWarning;
   /// Types of the values of the graph being imported, by name.
   std::vector<llvm::StringMap<const pb::TypeProto *>> typeScopes;
+  /// The value_info entries of the graph being imported, by name.
+  llvm::StringMap<const pb::ValueInfoProto *> valueInfos;
+  const pb::ValueInfoProto *valueInfoOf(StringRef name) const {
+    return valueInfos.lookup(name);
+  }
 };
 
 } // namespace
@@ -780,6 +785,16 @@ LogicalResult ModelImporter::topologicalOrder(const pb::GraphProto &graph,
   return success();
 }
 
+/// metadata_props as a list of [key, value] string pairs.
+static ArrayAttr propsAttr(
+    Builder &b,
+    const google::protobuf::RepeatedPtrField<pb::StringStringEntryProto> &props) {
+  SmallVector<Attribute> pairs;
+  for (const auto &p : props)
+    pairs.push_back(b.getStrArrayAttr({p.key(), p.value()}));
+  return b.getArrayAttr(pairs);
+}
+
 DictionaryAttr ModelImporter::ioAttributes(const pb::ValueInfoProto &info,
                                            ArrayRef<std::string> dimParams) {
   SmallVector<NamedAttribute> attrs;
@@ -793,6 +808,9 @@ DictionaryAttr ModelImporter::ioAttributes(const pb::ValueInfoProto &info,
   if (!info.doc_string().empty())
     attrs.push_back(builder.getNamedAttr(
         od::attrs::kDocString, builder.getStringAttr(info.doc_string())));
+  if (info.metadata_props_size())
+    attrs.push_back(builder.getNamedAttr(
+        od::attrs::kProps, propsAttr(builder, info.metadata_props())));
   return builder.getDictionaryAttr(attrs);
 }
 
@@ -987,6 +1005,17 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
   op->setAttr(od::attrs::kOutputNames, builder.getArrayAttr(outputNames));
   if (!node.doc_string().empty())
     op->setAttr(od::attrs::kDocString, builder.getStringAttr(node.doc_string()));
+  if (node.metadata_props_size())
+    op->setAttr(od::attrs::kProps, propsAttr(builder, node.metadata_props()));
+  // value_info metadata of the outputs (their types travel as result types).
+  SmallVector<NamedAttribute> outInfo;
+  for (const std::string &out : node.output())
+    if (const pb::ValueInfoProto *vi = valueInfoOf(out);
+        vi && vi->metadata_props_size())
+      outInfo.push_back(builder.getNamedAttr(
+          out, propsAttr(builder, vi->metadata_props())));
+  if (!outInfo.empty())
+    op->setAttr(od::attrs::kValueInfo, builder.getDictionaryAttr(outInfo));
 
   for (auto [out, res] : llvm::zip(node.output(), op->getResults()))
     if (!out.empty())
@@ -1006,9 +1035,16 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
   typeScopes.emplace_back();
   auto popTypes = llvm::make_scope_exit([&] { typeScopes.pop_back(); });
   auto &types = typeScopes.back();
-  for (const auto &vi : graph.value_info())
+  // value_info entries: subgraphs see their own (names are scoped).
+  llvm::StringMap<const pb::ValueInfoProto *> outerInfos;
+  std::swap(outerInfos, valueInfos);
+  auto popInfos = llvm::make_scope_exit(
+      [&] { valueInfos = std::move(outerInfos); });
+  for (const auto &vi : graph.value_info()) {
+    valueInfos[vi.name()] = &vi;
     if (vi.has_type())
       types[vi.name()] = &vi.type();
+  }
   for (const auto &vi : graph.output())
     if (vi.has_type())
       types[vi.name()] = &vi.type();
@@ -1065,6 +1101,9 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
       auto op = od::InitializerOp::create(builder, loc, value->getType(),
                                           init.name(), *value,
                                           inputNames.contains(init.name()));
+      if (const pb::ValueInfoProto *vi = valueInfoOf(init.name()))
+        op->setAttr(od::attrs::kValueInfo,
+                    propsAttr(builder, vi->metadata_props()));
       scope.values[init.name()] = op.getResult();
     }
   }
@@ -1191,12 +1230,9 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
   if (model.model_version())
     (*module)->setAttr(od::attrs::kModelVersion,
                        b.getI64IntegerAttr(model.model_version()));
-  if (model.metadata_props_size()) {
-    SmallVector<Attribute> props;
-    for (const auto &p : model.metadata_props())
-      props.push_back(b.getStrArrayAttr({p.key(), p.value()}));
-    (*module)->setAttr(od::attrs::kMetadataProps, b.getArrayAttr(props));
-  }
+  if (model.metadata_props_size())
+    (*module)->setAttr(od::attrs::kMetadataProps,
+                       propsAttr(b, model.metadata_props()));
   // Model-local functions and training info are kept verbatim.
   if (model.functions_size() || model.training_info_size()) {
     pb::ModelProto rest;

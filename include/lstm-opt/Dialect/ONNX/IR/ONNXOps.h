@@ -49,6 +49,13 @@ inline constexpr llvm::StringLiteral kModelVersion = "onnx.model_version";
 inline constexpr llvm::StringLiteral kMetadataProps = "onnx.metadata_props";
 /// Model functions, training info etc. kept as serialized protos.
 inline constexpr llvm::StringLiteral kOpaqueModelFields = "onnx.opaque_model_fields";
+/// On an op, a func.func argument or result: the NodeProto's or
+/// ValueInfoProto's metadata_props (IR 10+), a list of [key, value].
+inline constexpr llvm::StringLiteral kProps = "onnx.metadata";
+/// On an op: value_info entries of its results, {result name: [[key, value],
+/// ...]}; on an onnx.initializer: its value_info entry's metadata_props (the
+/// initializer had a value_info entry).
+inline constexpr llvm::StringLiteral kValueInfo = "onnx.value_info";
 /// On the module: the file the model was read from (for messages).
 inline constexpr llvm::StringLiteral kSourceFile = "onnx.source_file";
 } // namespace attrs

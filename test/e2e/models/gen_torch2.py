@@ -1,0 +1,443 @@
+#!/opt/torch2venv/bin/python
+"""Generate PyTorch 2.x-exported ONNX fixtures for lstm-opt end-to-end tests.
+
+Run with the torch 2.x venv (see requirements-torch2.txt and README.md):
+
+    /opt/torch2venv/bin/python test/e2e/models/gen_torch2.py            # all fixtures
+    /opt/torch2venv/bin/python test/e2e/models/gen_torch2.py NAME ...   # only some (by function/file stem)
+
+Same conventions as gen_torch.py (torch 1.13): one function per fixture, each builds
+a small module, exports it and returns its manifest entry; entries are merged into
+manifest.json (entries of other generators are kept).  torch.manual_seed(SEED) is
+called before each model is built.
+
+Two exporters are used:
+  * the TorchScript exporter (torch.onnx.export(..., dynamo=False)), at opsets 18..20,
+    which the torch 1.13 exporter could not reach (opset 18 changes Split/Reduce*);
+  * the dynamo exporter (torch.onnx.export(..., dynamo=True), torch.export + onnxscript),
+    at its default opset.
+Every file is written as one self-contained .onnx (external_data=False for the dynamo
+exporter).  The dynamo exporter stores the Python source location of every node
+(metadata_props "pkg.torch.onnx.stack_trace" etc., which contain absolute paths); those
+strings are removed after export so the files do not depend on where the repository
+or the venv lives.  Nothing else in the graph is touched.
+
+Gate orders (torch): LSTMCell weights are i,f,g,o; GRUCell r,z,n with the reset gate
+applied after the recurrent matmul (ONNX linear_before_reset=1).
+"""
+import os
+import sys
+import warnings
+
+import onnx
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _manifest_util import HERE, layer, update_manifest  # noqa: E402
+
+GENERATOR = "gen_torch2.py"
+TORCH_VERSION = ".".join(torch.__version__.split("+")[0].split(".")[:2])  # "2.15"
+EXPORTER_TS = "torch %s (TorchScript exporter)" % TORCH_VERSION
+EXPORTER_DYNAMO = "torch %s (dynamo exporter)" % TORCH_VERSION
+SEED = 1234
+
+TORCH_LSTM_ORDER = "i,f,g,o (torch LSTMCell/nn.LSTM weight chunks; c' = f*c + i*g, h' = o*tanh(c'))"
+TORCH_GRU_ORDER = "r,z,n (torch GRUCell/nn.GRU weight chunks; n = tanh(W_in x + b_in + r*(W_hn h + b_hn)), h' = (1-z)*n + z*h)"
+
+
+def _path(name):
+    return os.path.join(HERE, name + ".onnx")
+
+
+def export_ts(name, model, args, input_names, output_names, opset):
+    """TorchScript exporter (the one torch 1.13 had), constant folding on."""
+    path = _path(name)
+    model.eval()
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # dynamo=False is deprecated in 2.x
+        torch.onnx.export(
+            model,
+            args,
+            path,
+            input_names=input_names,
+            output_names=output_names,
+            opset_version=opset,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+    m = onnx.load(path)
+    return os.path.basename(path), _opset(m)
+
+
+def _strip_source_locations(model):
+    """Drops the dynamo exporter's per-node source metadata (absolute file paths, line numbers)."""
+    def clean(props):
+        keep = [p for p in props if not p.key.startswith("pkg.torch.onnx.")]
+        del props[:]
+        props.extend(keep)
+
+    def walk(graph):
+        for n in graph.node:
+            clean(n.metadata_props)
+            n.doc_string = ""
+            for a in n.attribute:
+                if a.HasField("g"):
+                    walk(a.g)
+                for sg in a.graphs:
+                    walk(sg)
+        for vi in list(graph.input) + list(graph.output) + list(graph.value_info):
+            clean(vi.metadata_props)
+        for t in graph.initializer:
+            clean(t.metadata_props)
+        clean(graph.metadata_props)
+
+    walk(model.graph)
+    for fn in model.functions:
+        for n in fn.node:
+            clean(n.metadata_props)
+            n.doc_string = ""
+    clean(model.metadata_props)
+
+
+def export_dynamo(name, model, args, input_names, output_names):
+    """Dynamo exporter (torch.export + onnxscript) at its default opset; opset 18 if that fails.
+
+    Returns (file, opset, note) where note says which opset request worked."""
+    path = _path(name)
+    model.eval()
+    errors = []
+    for opset in (None, 18):
+        try:
+            with torch.no_grad():
+                torch.onnx.export(
+                    model,
+                    args,
+                    path,
+                    input_names=input_names,
+                    output_names=output_names,
+                    opset_version=opset,
+                    dynamo=True,
+                    external_data=False,
+                    verbose=False,
+                )
+        except Exception as ex:  # noqa: BLE001
+            errors.append("opset_version=%s: %s: %s" % (opset, type(ex).__name__, str(ex).splitlines()[0]))
+            continue
+        m = onnx.load(path)
+        _strip_source_locations(m)
+        onnx.save(m, path, save_as_external_data=False)
+        if opset is None:
+            note = "its default opset %d" % _opset(m)
+        else:
+            note = "opset_version=18; the default opset failed: %s" % errors[0]
+        return os.path.basename(path), _opset(m), note
+    raise RuntimeError("dynamo export of %s failed: %s" % (name, " | ".join(errors)))
+
+
+def _opset(m):
+    return next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
+
+
+def entry(file, exporter, opset, description, inputs, outputs, expected, gate_order, **extra):
+    e = {
+        "file": file,
+        "generator": GENERATOR,
+        "exporter": exporter,
+        "opset": opset,
+        "description": description,
+        "inputs": inputs,
+        "outputs": outputs,
+        "gate_order": gate_order,
+        "expected": expected,
+    }
+    e.update(extra)
+    return e
+
+
+def expect(cells, layers, standard_rnn_ops=0):
+    return {"cells": cells, "layers": layers, "standard_rnn_ops": standard_rnn_ops}
+
+
+class LSTMCellLoop(nn.Module):
+    """nn.LSTMCell over a time-major x[T,B,I] with x[t], h0/c0 inputs; returns stack(h), h, c."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.cell = nn.LSTMCell(I, H)
+
+    def forward(self, x, h0, c0):
+        h, c = h0, c0
+        ys = []
+        for t in range(x.shape[0]):
+            h, c = self.cell(x[t], (h, c))
+            ys.append(h)
+        return torch.stack(ys), h, c
+
+
+class GRUCellLoop(nn.Module):
+    """nn.GRUCell over a time-major x[T,B,I] with x[t], h0 input; returns stack(h), h."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.cell = nn.GRUCell(I, H)
+
+    def forward(self, x, h0):
+        h = h0
+        ys = []
+        for t in range(x.shape[0]):
+            h = self.cell(x[t], h)
+            ys.append(h)
+        return torch.stack(ys), h
+
+
+# ---------------------------------------------------------------------------
+# TorchScript exporter (dynamo=False) at opsets the torch 1.13 exporter cannot reach.
+
+def torch2_lstmcell_op18():
+    T, B, I, H, opset = 5, 2, 4, 8, 18
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H), torch.randn(B, H))
+    f, got = export_ts("torch2_lstmcell_op18", LSTMCellLoop(I, H), args, ["x", "h0", "c0"],
+                       ["y", "h_n", "c_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.LSTMCell in a Python loop, time-major x[T,B,I], step input x[t] (Gather on axis 0), "
+        "h stacked with torch.stack -> y[T,B,H]; h0/c0 are graph inputs; TorchScript exporter at opset 18 "
+        "(gate chunk is a Split with num_outputs=4).",
+        {"x": [T, B, I], "h0": [B, H], "c0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H], "c_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                              step_extraction="Gather axis 0")]),
+        TORCH_LSTM_ORDER)
+
+
+def torch2_grucell_op18():
+    T, B, I, H, opset = 4, 3, 5, 6, 18
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H))
+    f, got = export_ts("torch2_grucell_op18", GRUCellLoop(I, H), args, ["x", "h0"], ["y", "h_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.GRUCell loop, time-major, step x[t] (Gather); h0 is a graph input; TorchScript exporter at opset 18.",
+        {"x": [T, B, I], "h0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                             linear_before_reset=True, step_extraction="Gather axis 0")]),
+        TORCH_GRU_ORDER)
+
+
+def torch2_rnncell_op19():
+    T, B, I, H, opset = 6, 2, 3, 5, 19
+    torch.manual_seed(SEED)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.RNNCell(I, H, nonlinearity="tanh")
+
+        def forward(self, x):
+            h = None
+            ys = []
+            for t in range(x.shape[0]):
+                h = self.cell(x[t], h)
+                ys.append(h)
+            return torch.stack(ys), h
+
+    f, got = export_ts("torch2_rnncell_op19", M(), (torch.randn(T, B, I),), ["x"], ["y", "h_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.RNNCell(nonlinearity='tanh') loop, time-major x[t]; zero state made by RNNCell (hx=None); "
+        "TorchScript exporter at opset 19.",
+        {"x": [T, B, I]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("rnn", [layer("rnn", T, H, I, batch=B, time_major=True, initial_state="zeros",
+                             activation="tanh", step_extraction="Gather axis 0")]),
+        "single gate: h' = tanh(W_ih x + b_ih + W_hh h + b_hh)")
+
+
+def torch2_lstm_8linear_op18():
+    T, B, I, H, opset = 4, 2, 5, 6, 18
+    torch.manual_seed(SEED)
+
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            for g in "ifgo":
+                setattr(self, "W_" + g, nn.Linear(I, H))  # input projections (with bias)
+                setattr(self, "U_" + g, nn.Linear(H, H))  # recurrent projections (with bias)
+
+        def forward(self, x, h, c):
+            i = torch.sigmoid(self.W_i(x) + self.U_i(h))
+            f = torch.sigmoid(self.W_f(x) + self.U_f(h))
+            g = torch.tanh(self.W_g(x) + self.U_g(h))
+            o = torch.sigmoid(self.W_o(x) + self.U_o(h))
+            c = f * c + i * g
+            h = o * torch.tanh(c)
+            return h, c
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = Cell()
+
+        def forward(self, x, h0, c0):
+            h, c = h0, c0
+            ys = []
+            for t in range(x.shape[0]):
+                h, c = self.cell(x[t], h, c)
+                ys.append(h)
+            return torch.stack(ys), h, c
+
+    args = (torch.randn(T, B, I), torch.randn(B, H), torch.randn(B, H))
+    f, got = export_ts("torch2_lstm_8linear_op18", M(), args, ["x", "h0", "c0"], ["y", "h_n", "c_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "Hand-written LSTM cell with 8 nn.Linear layers (W_i,U_i,W_f,U_f,W_g,U_g,W_o,U_o, each with bias; "
+        "-> 8 Gemm per step), sigmoid/tanh gates written out, time-major loop with x[t]; h0/c0 inputs; "
+        "TorchScript exporter at opset 18.",
+        {"x": [T, B, I], "h0": [B, H], "c0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H], "c_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                              step_extraction="Gather axis 0", separate_gate_weights=True)]),
+        "i,f,g,o as separate Linear layers per gate (no fused 4H weight); c' = f*c + i*g, h' = o*tanh(c')")
+
+
+def torch2_lstmcell_stacked_equal_op18():
+    T, B, H, opset = 4, 2, 8, 18
+    I = H
+    torch.manual_seed(SEED)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn.LSTMCell(H, H)
+            self.l2 = nn.LSTMCell(H, H)
+
+        def forward(self, x):
+            s1 = s2 = None
+            ys = []
+            for t in range(x.shape[0]):
+                s1 = self.l1(x[t], s1)
+                s2 = self.l2(s1[0], s2)
+                ys.append(s2[0])
+            return torch.stack(ys)
+
+    f, got = export_ts("torch2_lstmcell_stacked_equal_op18", M(), (torch.randn(T, B, I),), ["x"], ["y"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "Two stacked nn.LSTMCell(8, 8) layers in one time loop (input size == hidden size == 8 for both, so the "
+        "two layers' weights have identical shapes): layer 2 consumes layer 1's h at the same step; zero states "
+        "from LSTMCell(hx=None); only the top layer's h is output (stacked); TorchScript exporter at opset 18.",
+        {"x": [T, B, I]},
+        {"y": [T, B, H]},
+        expect("lstm", [
+            layer("lstm", T, H, I, batch=B, time_major=True, initial_state="zeros", step_extraction="Gather axis 0"),
+            layer("lstm", T, H, H, batch=B, time_major=True, initial_state="zeros", input_from="layer 0 h"),
+        ]),
+        TORCH_LSTM_ORDER)
+
+
+def torch2_lstmcell_batchfirst_op20():
+    B, T, I, H, opset = 2, 5, 4, 6, 20
+    torch.manual_seed(SEED)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.LSTMCell(I, H)
+
+        def forward(self, x, h0, c0):
+            h, c = h0, c0
+            ys = []
+            for t in range(x.shape[1]):
+                h, c = self.cell(x[:, t], (h, c))
+                ys.append(h)
+            return torch.stack(ys, dim=1), h, c
+
+    args = (torch.randn(B, T, I), torch.randn(B, H), torch.randn(B, H))
+    f, got = export_ts("torch2_lstmcell_batchfirst_op20", M(), args, ["x", "h0", "c0"], ["y", "h_n", "c_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.LSTMCell loop, batch-first x[B,T,I], step input x[:, t] (Gather on axis 1), y = stack(dim=1); "
+        "h0/c0 are graph inputs; TorchScript exporter at opset 20.",
+        {"x": [B, T, I], "h0": [B, H], "c0": [B, H]},
+        {"y": [B, T, H], "h_n": [B, H], "c_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="inputs",
+                              step_extraction="Gather axis 1")]),
+        TORCH_LSTM_ORDER)
+
+
+# ---------------------------------------------------------------------------
+# Dynamo exporter (dynamo=True).
+
+def torch2_lstmcell_dynamo():
+    T, B, I, H = 4, 2, 5, 7
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H), torch.randn(B, H))
+    f, got, note = export_dynamo("torch2_lstmcell_dynamo", LSTMCellLoop(I, H), args, ["x", "h0", "c0"],
+                                 ["y", "h_n", "c_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.LSTMCell loop, time-major x[T,B,I], step input x[t], y = torch.stack(h); h0/c0 are graph inputs; "
+        "dynamo exporter (torch.export + onnxscript, %s)." % note,
+        {"x": [T, B, I], "h0": [B, H], "c0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H], "c_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                              step_extraction="Gather axis 0")]),
+        TORCH_LSTM_ORDER)
+
+
+def torch2_grucell_dynamo():
+    T, B, I, H = 4, 2, 5, 6
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H))
+    f, got, note = export_dynamo("torch2_grucell_dynamo", GRUCellLoop(I, H), args, ["x", "h0"], ["y", "h_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.GRUCell loop, time-major x[T,B,I], step input x[t], y = torch.stack(h); h0 is a graph input; "
+        "dynamo exporter (torch.export + onnxscript, %s)." % note,
+        {"x": [T, B, I], "h0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                             linear_before_reset=True, step_extraction="Gather axis 0")]),
+        TORCH_GRU_ORDER)
+
+
+FIXTURES = [
+    torch2_lstmcell_op18,
+    torch2_grucell_op18,
+    torch2_rnncell_op19,
+    torch2_lstm_8linear_op18,
+    torch2_lstmcell_stacked_equal_op18,
+    torch2_lstmcell_batchfirst_op20,
+    torch2_lstmcell_dynamo,
+    torch2_grucell_dynamo,
+]
+
+
+def main(argv):
+    torch.set_num_threads(1)
+    wanted = set(a[:-5] if a.endswith(".onnx") else a for a in argv)
+    unknown = wanted - {fn.__name__ for fn in FIXTURES}
+    if unknown:
+        sys.exit("unknown fixture(s): %s" % ", ".join(sorted(unknown)))
+    entries = []
+    for fn in FIXTURES:
+        if wanted and fn.__name__ not in wanted:
+            continue
+        e = fn()
+        print("wrote %-40s opset %d" % (e["file"], e["opset"]))
+        entries.append(e)
+    if wanted:
+        # Partial run: keep this generator's other entries as they are.
+        import json
+        from _manifest_util import MANIFEST
+        old = json.load(open(MANIFEST)) if os.path.exists(MANIFEST) else []
+        done = {e["file"] for e in entries}
+        entries += [e for e in old if e.get("generator") == GENERATOR and e["file"] not in done]
+    update_manifest(GENERATOR, entries)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
