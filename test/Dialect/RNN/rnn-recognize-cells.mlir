@@ -207,3 +207,34 @@ func.func @lone_step_symmetric(%x: tensor<1x1xf32>, %h: tensor<1x1xf32>, %c: ten
   %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
 }
+
+// -----
+
+// An exporter that does not fold constants (PyTorch without constant
+// folding, as in silero-vad) reorders the gates in the graph: W reaches the
+// LSTM as Unsqueeze(Concat(Slice(W_torch), ...)). The chain is evaluated
+// exactly; W_torch's rows i, f, g, o = 1, 2, 3, 4 come out in the canonical
+// order.
+
+// CHECK-LABEL: func.func @onnx_lstm_unfolded_weights
+// CHECK-DAG: onnx.initializer "W_canonical" dense<{{\[}}{{\[}}[1.000000e+00], [2.000000e+00], [3.000000e+00], [4.000000e+00]]]> : tensor<1x4x1xf32>
+// CHECK: rnn.sequence lstm forward
+// CHECK-NOT: onnx.LSTM
+func.func @onnx_lstm_unfolded_weights(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %wt = onnx.initializer "weight_ih" dense<[[1.0], [2.0], [3.0], [4.0]]> : tensor<4x1xf32>
+  %r = onnx.initializer "R" dense<[[[1.0], [2.0], [3.0], [4.0]]]> : tensor<1x4x1xf32>
+  %ax = onnx.initializer "axis0" dense<0> : tensor<1xi64>
+  %s0 = onnx.initializer "s0" dense<0> : tensor<1xi64>
+  %s1 = onnx.initializer "s1" dense<1> : tensor<1xi64>
+  %s2 = onnx.initializer "s2" dense<2> : tensor<1xi64>
+  %s3 = onnx.initializer "s3" dense<3> : tensor<1xi64>
+  %s4 = onnx.initializer "s4" dense<9223372036854775807> : tensor<1xi64>
+  %wi = onnx.Slice(%wt, %s0, %s1, %ax, %none) : (tensor<4x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1xf32>
+  %wo = onnx.Slice(%wt, %s3, %s4, %ax, %none) : (tensor<4x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1xf32>
+  %wfg = onnx.Slice(%wt, %s1, %s3, %ax, %none) : (tensor<4x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<2x1xf32>
+  %cat = onnx.Concat(%wi, %wo, %wfg) {axis = 0 : i64} : (tensor<1x1xf32>, tensor<1x1xf32>, tensor<2x1xf32>) -> tensor<4x1xf32>
+  %w = onnx.Unsqueeze(%cat, %ax) : (tensor<4x1xf32>, tensor<1xi64>) -> tensor<1x4x1xf32>
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %none) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}

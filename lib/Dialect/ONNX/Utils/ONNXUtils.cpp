@@ -82,6 +82,283 @@ std::optional<F32Tensor> onnx::getConstantF32(Value v) {
   return getConstantF32(getConstantAttr(v));
 }
 
+namespace {
+/// Row-major strides of `shape`.
+SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> st(shape.size(), 1);
+  for (int64_t i = (int64_t)shape.size() - 2; i >= 0; --i)
+    st[i] = st[i + 1] * shape[i + 1];
+  return st;
+}
+
+/// Element count, or -1 on overflow past `limit`.
+int64_t countOf(ArrayRef<int64_t> shape, int64_t limit) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d && n > limit / d))
+      return -1;
+    n *= d;
+  }
+  return n <= limit ? n : -1;
+}
+
+std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+/// The integer list behind an optional input or its pre-opset-13 attribute.
+std::optional<SmallVector<int64_t>> intsOf(Value input,
+                                           std::optional<ArrayRef<int64_t>> attr) {
+  if (attr)
+    return SmallVector<int64_t>(attr->begin(), attr->end());
+  if (!input || isa<NoneType>(input.getType()))
+    return SmallVector<int64_t>();
+  return onnx::getConstantInts(input);
+}
+
+std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
+  if (depth > 32)
+    return std::nullopt;
+  v = onnx::skipIdentities(v);
+  if (ElementsAttr attr = onnx::getConstantAttr(v)) {
+    if (countOf(cast<ShapedType>(attr.getType()).getShape(), limit) < 0)
+      return std::nullopt;
+    Type et = attr.getElementType();
+    if (et.isF32())
+      return onnx::getConstantF32(attr);
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    if (!dense || !isa<FloatType>(et))
+      return std::nullopt;
+    F32Tensor t;
+    auto shape = cast<ShapedType>(attr.getType()).getShape();
+    t.shape.assign(shape.begin(), shape.end());
+    for (APFloat f : dense.getValues<APFloat>()) {
+      bool lost;
+      f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      t.values.push_back(f.convertToFloat());
+    }
+    return t;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getNumOperands() == 0)
+    return std::nullopt;
+  if (auto cast = dyn_cast<onnx::CastOp>(def)) {
+    // Only to f32; the source element type is checked at the leaf.
+    if (cast.getTo() != 1)
+      return std::nullopt;
+    return fold(cast.getInput(), limit, depth + 1);
+  }
+  if (!isa<onnx::SliceOp, onnx::ConcatOp, onnx::SqueezeOp, onnx::UnsqueezeOp,
+           onnx::ReshapeOp, onnx::TransposeOp>(def))
+    return std::nullopt;
+  SmallVector<F32Tensor, 4> ins;
+  unsigned dataOperands = isa<onnx::ConcatOp>(def) ? def->getNumOperands() : 1;
+  for (unsigned i = 0; i < dataOperands; ++i) {
+    auto t = fold(def->getOperand(i), limit, depth + 1);
+    if (!t)
+      return std::nullopt;
+    ins.push_back(std::move(*t));
+  }
+  F32Tensor &in = ins[0];
+  int64_t rank = in.shape.size();
+  F32Tensor out;
+  if (auto sq = dyn_cast<onnx::SqueezeOp>(def)) {
+    auto axes = intsOf(sq.getAxes(), sq.getAxesAttr());
+    if (!axes)
+      return std::nullopt;
+    SmallVector<bool> drop(rank, false);
+    for (int64_t a : *axes) {
+      auto n = normAxis(a, rank);
+      if (!n || in.shape[*n] != 1)
+        return std::nullopt;
+      drop[*n] = true;
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      if (axes->empty() ? in.shape[d] != 1 : !drop[d])
+        out.shape.push_back(in.shape[d]);
+    out.values = std::move(in.values);
+    return out;
+  }
+  if (auto uq = dyn_cast<onnx::UnsqueezeOp>(def)) {
+    auto axes = intsOf(uq.getAxes(), uq.getAxesAttr());
+    if (!axes || axes->empty())
+      return std::nullopt;
+    int64_t outRank = rank + axes->size();
+    SmallVector<bool> added(outRank, false);
+    for (int64_t a : *axes) {
+      auto n = normAxis(a, outRank);
+      if (!n || added[*n])
+        return std::nullopt;
+      added[*n] = true;
+    }
+    for (int64_t d = 0, k = 0; d < outRank; ++d)
+      out.shape.push_back(added[d] ? 1 : in.shape[k++]);
+    out.values = std::move(in.values);
+    return out;
+  }
+  if (auto rs = dyn_cast<onnx::ReshapeOp>(def)) {
+    auto target = onnx::getConstantInts(rs.getShape());
+    if (!target)
+      return std::nullopt;
+    int64_t known = 1, infer = -1;
+    for (auto [i, d] : llvm::enumerate(*target)) {
+      if (d == 0 && (int64_t)i < rank)
+        d = in.shape[i];
+      if (d == -1) {
+        if (infer >= 0)
+          return std::nullopt;
+        infer = i;
+        continue;
+      }
+      if (d <= 0 || countOf({known, d}, limit) < 0)
+        return std::nullopt;
+      known *= d;
+      out.shape.push_back(d);
+    }
+    int64_t n = in.numElements();
+    if (infer >= 0) {
+      if (known == 0 || n % known)
+        return std::nullopt;
+      out.shape.insert(out.shape.begin() + infer, n / known);
+    } else if (known != n) {
+      return std::nullopt;
+    }
+    out.values = std::move(in.values);
+    return out;
+  }
+  if (auto tr = dyn_cast<onnx::TransposeOp>(def)) {
+    SmallVector<int64_t> perm;
+    if (auto p = tr.getPerm())
+      perm.assign(p->begin(), p->end());
+    else
+      for (int64_t d = rank - 1; d >= 0; --d)
+        perm.push_back(d);
+    if ((int64_t)perm.size() != rank)
+      return std::nullopt;
+    SmallVector<bool> seen(rank, false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= rank || seen[p])
+        return std::nullopt;
+      seen[p] = true;
+      out.shape.push_back(in.shape[p]);
+    }
+    SmallVector<int64_t> inSt = stridesOf(in.shape);
+    int64_t n = in.numElements();
+    out.values.resize(n);
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t o = 0; o < n; ++o) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += idx[d] * inSt[perm[d]];
+      out.values[o] = in.values[src];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (++idx[d] < out.shape[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    return out;
+  }
+  if (auto cat = dyn_cast<onnx::ConcatOp>(def)) {
+    auto axis = normAxis(cat.getAxis(), rank);
+    if (!axis)
+      return std::nullopt;
+    out.shape = in.shape;
+    out.shape[*axis] = 0;
+    for (const F32Tensor &t : ins) {
+      if ((int64_t)t.shape.size() != rank)
+        return std::nullopt;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis && t.shape[d] != in.shape[d])
+          return std::nullopt;
+      out.shape[*axis] += t.shape[*axis];
+    }
+    if (countOf(out.shape, limit) < 0)
+      return std::nullopt;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < *axis; ++d)
+      outer *= in.shape[d];
+    for (int64_t o = 0; o < outer; ++o)
+      for (const F32Tensor &t : ins) {
+        int64_t chunk = t.numElements() / std::max<int64_t>(outer, 1);
+        out.values.insert(out.values.end(), t.values.begin() + o * chunk,
+                          t.values.begin() + (o + 1) * chunk);
+      }
+    return out;
+  }
+  auto sl = cast<onnx::SliceOp>(def);
+  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
+  if (auto a = sl.getStartsAttr()) {
+    // Before opset 10 the bounds are attributes.
+    starts = SmallVector<int64_t>(a->begin(), a->end());
+    if (auto e = sl.getEndsAttr())
+      ends = SmallVector<int64_t>(e->begin(), e->end());
+    axes = intsOf(Value(), sl.getAxesAttr());
+    steps = SmallVector<int64_t>();
+  } else {
+    starts = onnx::getConstantInts(sl.getStarts());
+    ends = onnx::getConstantInts(sl.getEnds());
+    axes = intsOf(sl.getAxes(), std::nullopt);
+    steps = intsOf(sl.getSteps(), std::nullopt);
+  }
+  if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
+      (!axes->empty() && axes->size() != starts->size()) ||
+      (!steps->empty() && steps->size() != starts->size()))
+    return std::nullopt;
+  SmallVector<int64_t> first(rank, 0), step(rank, 1);
+  out.shape = in.shape;
+  for (size_t i = 0; i < starts->size(); ++i) {
+    auto ax = normAxis(axes->empty() ? (int64_t)i : (*axes)[i], rank);
+    int64_t st = steps->empty() ? 1 : (*steps)[i];
+    if (!ax || st == 0)
+      return std::nullopt;
+    int64_t n = in.shape[*ax], s = (*starts)[i], e = (*ends)[i];
+    // ONNX's rules: negative bounds count from the end, then clamp to
+    // [0, n] (positive step) or start to [0, n-1] and end to [-1, n-1].
+    if (s < 0)
+      s += n;
+    if (e < 0)
+      e += n;
+    if (st > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+    } else {
+      s = std::clamp<int64_t>(s, 0, n - 1);
+      e = std::clamp<int64_t>(e, -1, n - 1);
+    }
+    int64_t len = st > 0 ? (e > s ? (e - s + st - 1) / st : 0)
+                         : (s > e ? (s - e + (-st) - 1) / (-st) : 0);
+    first[*ax] = s;
+    step[*ax] = st;
+    out.shape[*ax] = len;
+  }
+  int64_t n = countOf(out.shape, limit);
+  if (n < 0)
+    return std::nullopt;
+  SmallVector<int64_t> inSt = stridesOf(in.shape);
+  out.values.resize(n);
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t o = 0; o < n; ++o) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (first[d] + idx[d] * step[d]) * inSt[d];
+    out.values[o] = in.values[src];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < out.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+} // namespace
+
+std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
+  return fold(v, maxElements, 0);
+}
+
 static int64_t dimOf(Value v, int64_t i) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   if (!t || i >= t.getRank())

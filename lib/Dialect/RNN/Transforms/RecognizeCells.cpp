@@ -23,6 +23,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
@@ -1423,7 +1424,9 @@ void CellRecognizer::importLayer(Operation *op) {
     alphas = a.asArrayRef();
   if (auto a = op->getAttrOfType<DenseF32ArrayAttr>("activation_beta"))
     betas = a.asArrayRef();
-  auto w = od::getConstantF32(W), r = od::getConstantF32(R);
+  // Exporters without constant folding reorder gates in the graph
+  // (Unsqueeze(Concat(Slice(W), ...))): evaluated here, exactly.
+  auto w = od::foldConstantF32(W), r = od::foldConstantF32(R);
   if (!w || !r)
     return remark("W and R are not f32 constants");
   if (rankOf(X) != 3)
@@ -1434,7 +1437,7 @@ void CellRecognizer::importLayer(Operation *op) {
     return remark("hidden_size disagrees with W");
   std::optional<od::F32Tensor> bias;
   if (!isa<NoneType>(B.getType())) {
-    bias = od::getConstantF32(B);
+    bias = od::foldConstantF32(B);
     if (!bias)
       return remark("B is not an f32 constant");
   }
@@ -1520,6 +1523,18 @@ void CellRecognizer::importLayer(Operation *op) {
 }
 
 void CellRecognizer::run() {
+  // Initializers the graph uses now; those the fused cells leave unused
+  // (weights, Split sizes, Gather indices read only inside the steps, also
+  // from subgraphs) are dropped at the end. Ones unused already are kept.
+  SmallVector<od::InitializerOp> usedBefore;
+  for (auto init : func.front().getOps<od::InitializerOp>())
+    if (!init->use_empty() && !init.getGraphInput())
+      usedBefore.push_back(init);
+  auto dropUnused = llvm::make_scope_exit([&] {
+    for (od::InitializerOp init : usedBefore)
+      if (!erasedOps.contains(init) && init->use_empty())
+        init->erase();
+  });
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {
     if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))

@@ -39,6 +39,16 @@ struct F32Tensor {
 std::optional<F32Tensor> getConstantF32(mlir::Value v);
 std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
 
+/// Like getConstantF32, but also evaluates the data movement that exporters
+/// leave between a weight and its use when they do not fold constants
+/// (PyTorch's gate reordering: Unsqueeze(Concat(Slice(W), ...))): Identity,
+/// Slice, Concat, Squeeze, Unsqueeze, Reshape, Transpose, and Cast from
+/// f16/bf16/f64 to f32. Each of these is exact except f64 -> f32, which
+/// rounds to nearest as ONNX's Cast does. At most `maxElements` elements per
+/// intermediate tensor and a nesting depth of 32; std::nullopt otherwise.
+std::optional<F32Tensor> foldConstantF32(mlir::Value v,
+                                         int64_t maxElements = int64_t(1) << 26);
+
 /// The integer values of `v` (i32/i64, flattened) when known at compile
 /// time: constants, and the shape arithmetic exporters emit over them
 /// (Shape of a static tensor, Gather, integer Add/Sub/Mul/Div, Concat,
