@@ -4,7 +4,8 @@
 #                    from source by scripts/build-onnx.sh), googletest, cmake, ninja, ccache, python3-venv,
 #                    graphviz (pictures in the HTML report), zlib (npz reading),
 #                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run)
-#   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest
+#   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest;
+#   the ONNX models the silero-vad package ships (scripts/fetch-models.sh)
 # (Regenerating the PyTorch fixtures also needs python3-torch; see
 #  test/e2e/models/README.md. The tests do not.)
 # Usage: scripts/setup.sh [--no-python]
@@ -43,4 +44,6 @@ if [ "${1:-}" != "--no-python" ]; then
     .venv/bin/python -m pip install -q --disable-pip-version-check -r scripts/requirements-test.txt
     cp scripts/requirements-test.txt "$stamp"
   fi
+  # Real models that packages ship (silero-vad), for test/RealModels.
+  scripts/fetch-models.sh
 fi

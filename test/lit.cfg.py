@@ -50,6 +50,16 @@ except (OSError, subprocess.CalledProcessError):
     lit_config.warning("onnx/onnxruntime not importable by " +
                        config.python_executable + ": e2e tests are UNSUPPORTED")
 
+# Real models that packages ship, fetched by scripts/fetch-models.sh into the
+# cache (not committed): `silero-vad` when its models are there; without
+# them the tests are UNSUPPORTED (scripts/setup.sh fetches them).
+_cache = os.environ.get("LSTM_OPT_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "lstm-opt")
+_silero = os.path.join(_cache, "models", "silero-vad-6.2.3")
+if os.path.exists(os.path.join(_silero, ".complete")):
+    config.available_features.add("silero-vad")
+config.substitutions.append(("%silero_models", _silero))
+
 # The cuDNN runtime (issue 5): `cudnn-runtime` when libLstmOptCUDNNRuntime was
 # built; `cuda-device` when its test program's probe finds a usable CUDA
 # device. Without one, tests that need it are UNSUPPORTED, never passed.
