@@ -101,6 +101,15 @@ llvm::cl::list<std::string> inputShapes(
                    "shapes)"),
     llvm::cl::value_desc("name=shape"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::list<std::string> bindings(
+    "bind",
+    llvm::cl::desc("--target=cpu|cudnn|gpu: compile for these values of an "
+                   "int64 graph input, NAME=V[,V...] (e.g. --bind sr=16000; "
+                   "repeatable): If branches they select are inlined and "
+                   "shapes that depend on them become static. The compiled "
+                   "model then runs only with those values"),
+    llvm::cl::value_desc("name=values"), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> noShapeInference(
     "no-shape-inference",
     llvm::cl::desc("Do not run ONNX shape inference when importing"),
@@ -295,6 +304,27 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       options.inputShapes[name.str()] = shape;
     }
     module = importONNXFile(inputPath, &context, options);
+    // Compiled targets: specialised to the bound inputs, with types refined
+    // by shape inference over the result (specializeModel).
+    if (module && target != "onnx") {
+      std::map<std::string, std::vector<int64_t>> bound;
+      for (const std::string &spec : bindings) {
+        std::string name;
+        std::vector<int64_t> values;
+        if (!parseInputBinding(spec, name, values)) {
+          llvm::errs() << "lstm-opt: error: --bind takes NAME=V[,V...] with "
+                          "integer values, not '" << spec << "'\n";
+          return 1;
+        }
+        bound[name] = std::move(values);
+      }
+      if (failed(specializeModel(module, bound, options)))
+        return 1;
+    } else if (!bindings.empty()) {
+      llvm::errs() << "lstm-opt: error: --bind is for --target=cpu, cudnn or "
+                      "gpu\n";
+      return 1;
+    }
   } else {
     std::string errorMessage;
     auto file = openInputFile(inputPath, &errorMessage);

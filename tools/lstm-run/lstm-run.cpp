@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -56,6 +57,13 @@ static cl::list<std::string> inputShapes(
     "input-shape", cl::desc("With --random-inputs: NAME=D0xD1x... for an input "
                             "with symbolic sizes (repeatable)"),
     cl::value_desc("name=shape"), cl::cat(category));
+static cl::list<std::string> bindings(
+    "bind",
+    cl::desc("NAME=V[,V...]: compile for these values of an int64 graph "
+             "input (e.g. --bind sr=16000); int64 inputs of at most 16 "
+             "elements given in --inputs are bound to their values anyway"),
+    cl::value_desc("NAME=VALUES"), cl::cat(category));
+
 static cl::opt<std::string> outputsPath("outputs",
                                         cl::desc("Write the graph outputs to this npz"),
                                         cl::value_desc("out.npz"), cl::cat(category));
@@ -315,6 +323,31 @@ int main(int argc, char **argv) {
     }
     OwningOpRef<ModuleOp> module = importONNXFile(modelPath, &context, io);
     if (!module)
+      return 1;
+    // Small int64 inputs (a sample rate, a mode) are compiled in as
+    // constants: If branches they select are inlined and shapes that depend
+    // on them become static. A model compiled so runs only with those values
+    // (lstm-run compiles for the inputs it is given).
+    std::map<std::string, std::vector<int64_t>> bound;
+    if (!randomInputs)
+      for (auto &[name, array] : *inputs)
+        if (array.dtype == npz::DType::I64 && array.numElements() <= 16) {
+          std::vector<int64_t> v(array.numElements());
+          std::memcpy(v.data(), array.data.data(), v.size() * sizeof(int64_t));
+          bound[name] = std::move(v);
+        }
+    for (const std::string &spec : bindings) {
+      std::string name;
+      std::vector<int64_t> v;
+      if (!parseInputBinding(spec, name, v))
+        return fail("--bind takes NAME=V[,V...] with integer values, not '" +
+                    spec + "'");
+      if (auto it = bound.find(name); it != bound.end() && it->second != v)
+        return fail("--bind " + spec + " disagrees with the value of '" + name +
+                    "' in " + inputsPath);
+      bound[name] = std::move(v);
+    }
+    if (failed(specializeModel(module, bound, io)))
       return 1;
     if (randomInputs && failed(makeRandomInputs(*module, inputArrays)))
       return 1;

@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -271,6 +272,10 @@ private:
   FailureOr<Results> lower(onnx::SqueezeOp op);
   FailureOr<Results> lower(onnx::UnsqueezeOp op);
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
+  FailureOr<Results> lowerPad(onnx::NodeOp op);
+  FailureOr<Results> lowerConv(onnx::NodeOp op);
+  FailureOr<Results> lowerPow(onnx::NodeOp op);
+  FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   FailureOr<SmallVector<SliceDim>> computeSlice(onnx::SliceOp op);
   FailureOr<Results> lower(onnx::SliceOp op);
@@ -1393,11 +1398,345 @@ FunctionLowering::lowerSoftmax(Operation *op, std::optional<int64_t> axisAttr,
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
     return false;
-  if (!node.getGraphs().empty() || node.getInputs().size() != 1 ||
-      node.getNumResults() != 1)
+  if (!node.getGraphs().empty() || node.getNumResults() != 1)
     return false;
-  return llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"},
-                            node.getOpType());
+  StringRef type = node.getOpType();
+  size_t n = node.getInputs().size();
+  if (llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"}, type))
+    return n == 1;
+  if (type == "Pad")
+    return n >= 1 && n <= 4;
+  if (type == "Conv")
+    return n == 2 || n == 3;
+  if (type == "Pow")
+    return n == 2;
+  if (type == "ReduceMean")
+    return n == 1 || n == 2;
+  return false;
+}
+
+namespace {
+/// An integer list attribute of a generic node; `dflt` when absent.
+SmallVector<int64_t> intsAttr(onnx::NodeOp op, StringRef name,
+                              ArrayRef<int64_t> dflt = {}) {
+  if (auto attrs = op.getAttrs())
+    if (auto a = attrs->getAs<DenseI64ArrayAttr>(name))
+      return SmallVector<int64_t>(a.asArrayRef());
+  return SmallVector<int64_t>(dflt);
+}
+int64_t intAttr(onnx::NodeOp op, StringRef name, int64_t dflt) {
+  if (auto attrs = op.getAttrs())
+    if (auto a = attrs->getAs<IntegerAttr>(name))
+      return a.getInt();
+  return dflt;
+}
+StringRef strAttr(onnx::NodeOp op, StringRef name, StringRef dflt) {
+  if (auto attrs = op.getAttrs())
+    if (auto a = attrs->getAs<StringAttr>(name))
+      return a.getValue();
+  return dflt;
+}
+} // namespace
+
+FailureOr<Results> FunctionLowering::lowerPad(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value data = ins[0];
+  ArrayRef<int64_t> in = shapeOf(data);
+  int64_t rank = in.size();
+  Type elemType = elementTypeOf(data);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  // Pads: an input from opset 11, an attribute before; `axes` from opset 18.
+  SmallVector<int64_t> pads;
+  if (ins.size() > 1 && !isa<NoneType>(ins[1].getType())) {
+    auto p = constantInts(op, ins[1], "pads");
+    if (failed(p))
+      return failure();
+    pads = *p;
+  } else {
+    pads = intsAttr(op, "pads");
+  }
+  SmallVector<int64_t> axes;
+  if (ins.size() > 3 && !isa<NoneType>(ins[3].getType())) {
+    auto a = constantInts(op, ins[3], "axes");
+    if (failed(a))
+      return failure();
+    for (int64_t x : *a) {
+      auto n = normalizeAxis(x, rank);
+      if (!n)
+        return error(op) << "axis " << x << " is out of range for rank " << rank;
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size())
+    return error(op) << "'pads' has " << pads.size() << " values for "
+                     << axes.size() << " axes";
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  for (auto [i, ax] : llvm::enumerate(axes)) {
+    low[ax] = pads[i];
+    high[ax] = pads[i + axes.size()];
+  }
+  Shape shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (low[d] < 0 || high[d] < 0 || low[d] > (int64_t(1) << 40) ||
+        high[d] > (int64_t(1) << 40))
+      return error(op) << "negative or huge pads are not supported";
+    shape.push_back(in[d] + low[d] + high[d]);
+  }
+  StringRef mode = strAttr(op, "mode", "constant");
+  if (mode == "constant") {
+    double value = 0;
+    if (ins.size() > 2 && !isa<NoneType>(ins[2].getType())) {
+      auto c = onnx::getConstantF32(ins[2]);
+      auto ci = onnx::getConstantInts(ins[2]);
+      if (c && c->numElements() == 1)
+        value = c->values[0];
+      else if (ci && ci->size() == 1)
+        value = (double)(*ci)[0];
+      else
+        return error(op) << "'constant_value' is not a compile-time scalar";
+    }
+    Value pad = createScalar(b, loc, elemType, value);
+    auto type = RankedTensorType::get(shape, elemType);
+    return Results{tensor::PadOp::create(b, loc, type, data,
+                                         getAsIndexOpFoldResult(ctx, low),
+                                         getAsIndexOpFoldResult(ctx, high), pad)
+                       .getResult()};
+  }
+  if (mode != "reflect" && mode != "edge")
+    return error(op) << "mode '" << mode << "' is not supported";
+  for (int64_t d = 0; d < rank; ++d)
+    if ((low[d] || high[d]) &&
+        (in[d] == 0 || (mode == "reflect" && (low[d] >= in[d] || high[d] >= in[d]))))
+      return error(op) << "dimension " << d << " of size " << in[d]
+                       << " cannot be padded by " << low[d] << "/" << high[d]
+                       << " in mode '" << mode << "'";
+  // Each output element reads data at its index mirrored (reflect) or
+  // clamped (edge) into range.
+  Value init = empty(loc, shape, elemType);
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      SmallVector<AffineMap>{b.getMultiDimIdentityMap(rank)}, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, nloc, d);
+          auto c = [&](int64_t v) {
+            return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
+          };
+          Value src = arith::SubIOp::create(nb, nloc, i, c(low[d]));
+          if (mode == "reflect") {
+            // |src|, then n-1 - |n-1 - |src||.
+            Value neg = arith::SubIOp::create(nb, nloc, c(0), src);
+            Value a = arith::MaxSIOp::create(nb, nloc, src, neg);
+            Value r = arith::SubIOp::create(nb, nloc, c(in[d] - 1), a);
+            Value rn = arith::SubIOp::create(nb, nloc, c(0), r);
+            Value ar = arith::MaxSIOp::create(nb, nloc, r, rn);
+            src = arith::SubIOp::create(nb, nloc, c(in[d] - 1), ar);
+          } else {
+            src = arith::MaxSIOp::create(nb, nloc, src, c(0));
+            src = arith::MinSIOp::create(nb, nloc, src, c(in[d] - 1));
+          }
+          idx.push_back(src);
+        }
+        Value v = tensor::ExtractOp::create(nb, nloc, data, idx);
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], w = ins[1];
+  Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+  int64_t rank = xs.size(), sp = rank - 2;
+  if (rank < 3 || (int64_t)ws.size() != rank)
+    return error(op) << "input and weight must be [N, C, spatial...] and "
+                        "[M, C/group, kernel...] of the same rank";
+  int64_t group = intAttr(op, "group", 1);
+  int64_t N = xs[0], C = xs[1], M = ws[0], Cg = ws[1];
+  if (group < 1 || C % group || M % group || C / group != Cg)
+    return error(op) << "channels " << C << " (weight " << M << "x" << Cg
+                     << ") do not split into " << group << " groups";
+  if (bias && (shapeOf(bias).size() != 1 || shapeOf(bias)[0] != M))
+    return error(op) << "the bias is not [M]";
+  SmallVector<int64_t> kernel(ws.begin() + 2, ws.end());
+  SmallVector<int64_t> strides = intsAttr(op, "strides", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> dil = intsAttr(op, "dilations", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> pads = intsAttr(op, "pads", SmallVector<int64_t>(2 * sp, 0));
+  if (auto ks = intsAttr(op, "kernel_shape"); !ks.empty() && ks != kernel)
+    return error(op) << "kernel_shape disagrees with the weight";
+  if ((int64_t)strides.size() != sp || (int64_t)dil.size() != sp ||
+      (int64_t)pads.size() != 2 * sp)
+    return error(op) << "strides/dilations/pads do not match the rank";
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  Shape outShape = {N, M};
+  for (int64_t i = 0; i < sp; ++i) {
+    if (strides[i] < 1 || dil[i] < 1 || pads[i] < 0 || pads[i + sp] < 0)
+      return error(op) << "strides and dilations must be >= 1, pads >= 0";
+    int64_t in = xs[2 + i], eff = dil[i] * (kernel[i] - 1) + 1;
+    if (autoPad == "VALID") {
+      pads[i] = pads[i + sp] = 0;
+    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t out = (in + strides[i] - 1) / strides[i];
+      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + eff - in);
+      pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[i + sp] = total - pads[i];
+    } else if (autoPad != "NOTSET") {
+      return error(op) << "auto_pad '" << autoPad << "' is not supported";
+    }
+    int64_t padded = in + pads[i] + pads[i + sp];
+    if (padded < eff)
+      return error(op) << "the kernel is larger than the padded input";
+    outShape.push_back((padded - eff) / strides[i] + 1);
+  }
+  // Zero padding first, then one contraction over (n, m, o..., c, k...).
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  Shape paddedShape(xs);
+  for (int64_t i = 0; i < sp; ++i) {
+    low[2 + i] = pads[i];
+    high[2 + i] = pads[i + sp];
+    paddedShape[2 + i] += pads[i] + pads[i + sp];
+  }
+  Value zero = createScalar(b, loc, elemType, 0);
+  Value xp = x;
+  if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+    xp = tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, elemType),
+                               x, getAsIndexOpFoldResult(ctx, low),
+                               getAsIndexOpFoldResult(ctx, high), zero)
+             .getResult();
+  Value init;
+  if (bias) {
+    // The bias broadcast along every dimension but M.
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx),
+        b.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+    init = linalg::GenericOp::create(
+               b, loc, TypeRange{RankedTensorType::get(outShape, elemType)},
+               ValueRange{bias}, ValueRange{empty(loc, outShape, elemType)}, maps,
+               it,
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(nb, nloc, args[0]);
+               })
+               .getResult(0);
+  } else {
+    init = filled(loc, outShape, elemType, zero);
+  }
+  int64_t loops = 3 + 2 * sp; // n, m, o..., c, k...
+  AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1),
+             c = b.getAffineDimExpr(2 + sp);
+  SmallVector<AffineExpr> xExprs = {n, m.floorDiv(M / group) * Cg + c},
+                          wExprs = {m, c}, oExprs = {n, m};
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr o = b.getAffineDimExpr(2 + i), k = b.getAffineDimExpr(3 + sp + i);
+    xExprs.push_back(o * strides[i] + k * dil[i]);
+    wExprs.push_back(k);
+    oExprs.push_back(o);
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xExprs, ctx),
+                                 AffineMap::get(loops, 0, wExprs, ctx),
+                                 AffineMap::get(loops, 0, oExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(2 + sp, utils::IteratorType::parallel);
+  iterators.append(1 + sp, utils::IteratorType::reduction);
+  auto conv = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{xp, w}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value p = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+        linalg::YieldOp::create(nb, nloc,
+                                arith::AddFOp::create(nb, nloc, args[2], p).getResult());
+      });
+  return Results{conv.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
+  Value x = op.getInputs()[0], y = op.getInputs()[1];
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)) ||
+      failed(requireArithmetic(op, elementTypeOf(y), /*floatOnly=*/true)))
+    return failure();
+  // x^2 as x*x (what exporters emit for squares): exact, like ONNX Runtime.
+  auto e = onnx::getConstantF32(y);
+  bool square = e && e->numElements() == 1 && e->values[0] == 2.0f;
+  auto shape = broadcastShapes({shapeOf(x), shapeOf(y)});
+  if (failed(shape))
+    return error(op) << "operands do not broadcast: " << x.getType() << " and "
+                     << y.getType();
+  if (square)
+    return Results{elementwise(op.getLoc(), *shape, elemType, {x},
+                               [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                                 return arith::MulFOp::create(nb, nloc, a[0], a[0])
+                                     .getResult();
+                               })};
+  return Results{elementwise(
+      op.getLoc(), *shape, elemType, {x, y},
+      [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+        Value yy = a[1];
+        if (yy.getType() != elemType)
+          yy = arith::TruncFOp::create(nb, nloc, elemType, yy);
+        return math::PowFOp::create(nb, nloc, a[0], yy);
+      })};
+}
+
+FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value data = ins[0];
+  Type elemType = elementTypeOf(data);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(data);
+  int64_t rank = in.size();
+  // Axes: an attribute before opset 18, an input from 18.
+  SmallVector<int64_t> axes = intsAttr(op, "axes");
+  if (ins.size() > 1 && !isa<NoneType>(ins[1].getType())) {
+    auto a = constantInts(op, ins[1], "axes");
+    if (failed(a))
+      return failure();
+    axes = *a;
+  }
+  bool keep = intAttr(op, "keepdims", 1) != 0;
+  SmallVector<bool> reduced(rank, axes.empty() && !intAttr(op, "noop_with_empty_axes", 0));
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (!n)
+      return error(op) << "axis " << a << " is out of range for rank " << rank;
+    reduced[*n] = true;
+  }
+  Shape kept, outShape;
+  int64_t count = 1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      count *= in[d];
+      if (keep)
+        outShape.push_back(1);
+    } else {
+      kept.push_back(in[d]);
+      outShape.push_back(in[d]);
+    }
+  }
+  Value zero = createScalar(b, loc, elemType, 0);
+  Value sum = reduce(loc, data, reduced, filled(loc, kept, elemType, zero),
+                     [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                       return arith::AddFOp::create(nb, nloc, a[0], a[1]).getResult();
+                     });
+  Value scale = createScalar(b, loc, elemType, count ? 1.0 / count : 0.0);
+  Value mean = elementwise(loc, kept, elemType, {sum},
+                           [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                             return arith::MulFOp::create(nb, nloc, a[0], scale)
+                                 .getResult();
+                           });
+  return Results{reshape(loc, mean, outShape)};
 }
 
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
@@ -1421,8 +1760,17 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
         return lowerSoftmax(s, s.getAxis(), /*log=*/true);
       })
       .Case([&](onnx::NodeOp node) -> FailureOr<Results> {
-        if (node.getOpType() == "Flatten")
+        StringRef type = node.getOpType();
+        if (type == "Flatten")
           return lowerFlatten(node);
+        if (type == "Pad")
+          return lowerPad(node);
+        if (type == "Conv")
+          return lowerConv(node);
+        if (type == "Pow")
+          return lowerPow(node);
+        if (type == "ReduceMean")
+          return lowerReduceMean(node);
         return lowerUnary(node, node.getOpType());
       })
       .Default([&](Operation *o) -> FailureOr<Results> {

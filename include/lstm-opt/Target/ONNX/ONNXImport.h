@@ -54,6 +54,28 @@ importONNXBuffer(llvm::StringRef bytes, ONNXFileFormat format,
                  mlir::MLIRContext *context,
                  const ONNXImportOptions &options = {});
 
+/// Specialises an imported model for compilation with concrete inputs:
+///  - the graph inputs named in `values` (int64 tensors of static shape,
+///    such as a sample rate) read constants of those values inside the graph;
+///    the arguments stay, so the signature does not change, and the result
+///    is valid only for those values;
+///  - int64 values computable at compile time (shape arithmetic, pads)
+///    become initializers;
+///  - `If` nodes whose condition is then constant are replaced by the ops of
+///    the branch taken;
+///  - the ONNX library's shape inference runs again over the result (with
+///    `options`, i.e. the same input shapes), so values downstream get static
+///    types. `module` is replaced by the refined one.
+/// Parses a binding NAME=V[,V...] (integer values) as `--bind` takes it.
+/// Returns false for anything else.
+bool parseInputBinding(llvm::StringRef spec, std::string &name,
+                       std::vector<int64_t> &values);
+
+mlir::LogicalResult
+specializeModel(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                const std::map<std::string, std::vector<int64_t>> &values,
+                const ONNXImportOptions &options);
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H

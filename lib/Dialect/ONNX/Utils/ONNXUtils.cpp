@@ -10,6 +10,8 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 #include <limits>
@@ -116,6 +118,129 @@ std::optional<SmallVector<int64_t>> intsOf(Value input,
   if (!input || isa<NoneType>(input.getType()))
     return SmallVector<int64_t>();
   return onnx::getConstantInts(input);
+}
+
+/// The elements a Slice takes from a tensor of shape `in`: per axis the
+/// first index, the step and the count (ONNX's clamping rules).
+struct SliceWindow {
+  SmallVector<int64_t> first, step, shape;
+};
+std::optional<SliceWindow> sliceWindow(onnx::SliceOp sl, ArrayRef<int64_t> in) {
+  int64_t rank = in.size();
+  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
+  if (auto a = sl.getStartsAttr()) {
+    // Before opset 10 the bounds are attributes.
+    starts = SmallVector<int64_t>(a->begin(), a->end());
+    if (auto e = sl.getEndsAttr())
+      ends = SmallVector<int64_t>(e->begin(), e->end());
+    axes = intsOf(Value(), sl.getAxesAttr());
+    steps = SmallVector<int64_t>();
+  } else {
+    starts = onnx::getConstantInts(sl.getStarts());
+    ends = onnx::getConstantInts(sl.getEnds());
+    axes = intsOf(sl.getAxes(), std::nullopt);
+    steps = intsOf(sl.getSteps(), std::nullopt);
+  }
+  if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
+      (!axes->empty() && axes->size() != starts->size()) ||
+      (!steps->empty() && steps->size() != starts->size()))
+    return std::nullopt;
+  SliceWindow w;
+  w.first.assign(rank, 0);
+  w.step.assign(rank, 1);
+  w.shape.assign(in.begin(), in.end());
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < starts->size(); ++i) {
+    auto ax = normAxis(axes->empty() ? (int64_t)i : (*axes)[i], rank);
+    int64_t st = steps->empty() ? 1 : (*steps)[i];
+    if (!ax || st == 0 || seen[*ax] || st == std::numeric_limits<int64_t>::min())
+      return std::nullopt;
+    seen[*ax] = true;
+    int64_t n = in[*ax], s = (*starts)[i], e = (*ends)[i];
+    // ONNX's rules: negative bounds count from the end, then clamp to
+    // [0, n] (positive step) or start to [0, n-1] and end to [-1, n-1].
+    if (s < 0)
+      s = s < -n ? -n - 1 : s + n;
+    if (e < 0)
+      e = e < -n ? -n - 1 : e + n;
+    if (st > 0) {
+      s = std::clamp<int64_t>(s, 0, n);
+      e = std::clamp<int64_t>(e, 0, n);
+    } else {
+      s = std::clamp<int64_t>(s, 0, n - 1);
+      e = std::clamp<int64_t>(e, -1, n - 1);
+    }
+    int64_t len = st > 0 ? (e > s ? (e - s - 1) / st + 1 : 0)
+                         : (s > e ? (s - e - 1) / (-st) + 1 : 0);
+    w.first[*ax] = s;
+    w.step[*ax] = st;
+    w.shape[*ax] = len;
+  }
+  return w;
+}
+
+/// The elements of `values` (shape `in`) in the window, row-major.
+template <typename T>
+std::vector<T> takeWindow(const std::vector<T> &values, ArrayRef<int64_t> in,
+                          const SliceWindow &w, int64_t count) {
+  int64_t rank = in.size();
+  SmallVector<int64_t> inSt = stridesOf(in);
+  std::vector<T> out(count);
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t o = 0; o < count; ++o) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += (w.first[d] + idx[d] * w.step[d]) * inSt[d];
+    out[o] = values[src];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < w.shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// The permutation of a Transpose of rank `rank`, checked.
+std::optional<SmallVector<int64_t>> permOf(onnx::TransposeOp tr, int64_t rank) {
+  SmallVector<int64_t> perm;
+  if (auto p = tr.getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t d = rank - 1; d >= 0; --d)
+      perm.push_back(d);
+  if ((int64_t)perm.size() != rank)
+    return std::nullopt;
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return std::nullopt;
+    seen[p] = true;
+  }
+  return perm;
+}
+
+template <typename T>
+std::vector<T> transposeValues(const std::vector<T> &values,
+                               ArrayRef<int64_t> in, ArrayRef<int64_t> perm) {
+  int64_t rank = in.size();
+  SmallVector<int64_t> inSt = stridesOf(in), outShape;
+  for (int64_t p : perm)
+    outShape.push_back(in[p]);
+  std::vector<T> out(values.size());
+  SmallVector<int64_t> idx(rank, 0);
+  for (size_t o = 0; o < values.size(); ++o) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      src += idx[d] * inSt[perm[d]];
+    out[o] = values[src];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < outShape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
 }
 
 std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
@@ -229,36 +354,12 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
     return out;
   }
   if (auto tr = dyn_cast<onnx::TransposeOp>(def)) {
-    SmallVector<int64_t> perm;
-    if (auto p = tr.getPerm())
-      perm.assign(p->begin(), p->end());
-    else
-      for (int64_t d = rank - 1; d >= 0; --d)
-        perm.push_back(d);
-    if ((int64_t)perm.size() != rank)
+    auto perm = permOf(tr, rank);
+    if (!perm)
       return std::nullopt;
-    SmallVector<bool> seen(rank, false);
-    for (int64_t p : perm) {
-      if (p < 0 || p >= rank || seen[p])
-        return std::nullopt;
-      seen[p] = true;
+    for (int64_t p : *perm)
       out.shape.push_back(in.shape[p]);
-    }
-    SmallVector<int64_t> inSt = stridesOf(in.shape);
-    int64_t n = in.numElements();
-    out.values.resize(n);
-    SmallVector<int64_t> idx(rank, 0);
-    for (int64_t o = 0; o < n; ++o) {
-      int64_t src = 0;
-      for (int64_t d = 0; d < rank; ++d)
-        src += idx[d] * inSt[perm[d]];
-      out.values[o] = in.values[src];
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        if (++idx[d] < out.shape[d])
-          break;
-        idx[d] = 0;
-      }
-    }
+    out.values = transposeValues(in.values, in.shape, *perm);
     return out;
   }
   if (auto cat = dyn_cast<onnx::ConcatOp>(def)) {
@@ -288,69 +389,14 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
       }
     return out;
   }
-  auto sl = cast<onnx::SliceOp>(def);
-  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
-  if (auto a = sl.getStartsAttr()) {
-    // Before opset 10 the bounds are attributes.
-    starts = SmallVector<int64_t>(a->begin(), a->end());
-    if (auto e = sl.getEndsAttr())
-      ends = SmallVector<int64_t>(e->begin(), e->end());
-    axes = intsOf(Value(), sl.getAxesAttr());
-    steps = SmallVector<int64_t>();
-  } else {
-    starts = onnx::getConstantInts(sl.getStarts());
-    ends = onnx::getConstantInts(sl.getEnds());
-    axes = intsOf(sl.getAxes(), std::nullopt);
-    steps = intsOf(sl.getSteps(), std::nullopt);
-  }
-  if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
-      (!axes->empty() && axes->size() != starts->size()) ||
-      (!steps->empty() && steps->size() != starts->size()))
+  auto w = sliceWindow(cast<onnx::SliceOp>(def), in.shape);
+  if (!w)
     return std::nullopt;
-  SmallVector<int64_t> first(rank, 0), step(rank, 1);
-  out.shape = in.shape;
-  for (size_t i = 0; i < starts->size(); ++i) {
-    auto ax = normAxis(axes->empty() ? (int64_t)i : (*axes)[i], rank);
-    int64_t st = steps->empty() ? 1 : (*steps)[i];
-    if (!ax || st == 0)
-      return std::nullopt;
-    int64_t n = in.shape[*ax], s = (*starts)[i], e = (*ends)[i];
-    // ONNX's rules: negative bounds count from the end, then clamp to
-    // [0, n] (positive step) or start to [0, n-1] and end to [-1, n-1].
-    if (s < 0)
-      s += n;
-    if (e < 0)
-      e += n;
-    if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, n);
-      e = std::clamp<int64_t>(e, 0, n);
-    } else {
-      s = std::clamp<int64_t>(s, 0, n - 1);
-      e = std::clamp<int64_t>(e, -1, n - 1);
-    }
-    int64_t len = st > 0 ? (e > s ? (e - s + st - 1) / st : 0)
-                         : (s > e ? (s - e + (-st) - 1) / (-st) : 0);
-    first[*ax] = s;
-    step[*ax] = st;
-    out.shape[*ax] = len;
-  }
-  int64_t n = countOf(out.shape, limit);
+  int64_t n = countOf(w->shape, limit);
   if (n < 0)
     return std::nullopt;
-  SmallVector<int64_t> inSt = stridesOf(in.shape);
-  out.values.resize(n);
-  SmallVector<int64_t> idx(rank, 0);
-  for (int64_t o = 0; o < n; ++o) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < rank; ++d)
-      src += (first[d] + idx[d] * step[d]) * inSt[d];
-    out.values[o] = in.values[src];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < out.shape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
+  out.shape = w->shape;
+  out.values = takeWindow(in.values, in.shape, *w, n);
   return out;
 }
 } // namespace
@@ -518,20 +564,25 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     return std::nullopt;
   if (auto a = dyn_cast<AddOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
-      return std::optional<int64_t>(x + y);
+      int64_t r;
+      return llvm::AddOverflow(x, y, r) ? std::nullopt : std::optional(r);
     });
   if (auto a = dyn_cast<SubOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
-      return std::optional<int64_t>(x - y);
+      int64_t r;
+      return llvm::SubOverflow(x, y, r) ? std::nullopt : std::optional(r);
     });
   if (auto a = dyn_cast<MulOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
-      return std::optional<int64_t>(x * y);
+      int64_t r;
+      return llvm::MulOverflow(x, y, r) ? std::nullopt : std::optional(r);
     });
   if (auto a = dyn_cast<DivOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
       // ONNX integer Div truncates toward zero, as C++ does.
-      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
+      if (y == 0 || (x == std::numeric_limits<int64_t>::min() && y == -1))
+        return std::optional<int64_t>();
+      return std::optional<int64_t>(x / y);
     });
   if (auto c = dyn_cast<ConcatOp>(op)) {
     // Flattened values concatenate exactly only along the first axis.
@@ -547,6 +598,96 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
       out.append(x->begin(), x->end());
     }
     return out;
+  }
+  // Comparisons and logic (an If's condition computed from an input value).
+  if (auto node = dyn_cast<NodeOp>(op);
+      node && (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
+      node.getGraphs().empty() && node.getNumResults() == 1) {
+    StringRef type = node.getOpType();
+    auto ins = node.getInputs();
+    using Fn = std::optional<int64_t> (*)(int64_t, int64_t);
+    Fn fn = llvm::StringSwitch<Fn>(type)
+                .Case("Equal", [](int64_t x, int64_t y) { return std::optional<int64_t>(x == y); })
+                .Case("Less", [](int64_t x, int64_t y) { return std::optional<int64_t>(x < y); })
+                .Case("Greater", [](int64_t x, int64_t y) { return std::optional<int64_t>(x > y); })
+                .Case("LessOrEqual", [](int64_t x, int64_t y) { return std::optional<int64_t>(x <= y); })
+                .Case("GreaterOrEqual", [](int64_t x, int64_t y) { return std::optional<int64_t>(x >= y); })
+                .Case("And", [](int64_t x, int64_t y) { return std::optional<int64_t>(x && y); })
+                .Case("Or", [](int64_t x, int64_t y) { return std::optional<int64_t>(x || y); })
+                .Default(nullptr);
+    auto intOperands = [&] {
+      return llvm::all_of(ins, [](Value v) {
+        auto t = dyn_cast<TensorType>(v.getType());
+        return t && isa<IntegerType>(t.getElementType());
+      });
+    };
+    if (fn && ins.size() == 2 && intOperands())
+      return binary(ins[0], ins[1], fn);
+    if (type == "Size" && ins.size() == 1) {
+      auto t = dyn_cast<RankedTensorType>(ins[0].getType());
+      if (!t || !t.hasStaticShape())
+        return std::nullopt;
+      return SmallVector<int64_t>{t.getNumElements()};
+    }
+    if (type == "Not" && ins.size() == 1 && intOperands()) {
+      auto x = eval(ins[0]);
+      if (!x)
+        return std::nullopt;
+      SmallVector<int64_t> out;
+      for (int64_t v : *x)
+        out.push_back(v == 0);
+      return out;
+    }
+    return std::nullopt;
+  }
+  // Data movement over integer tensors of static shape.
+  auto staticShape = [](Value v) -> std::optional<SmallVector<int64_t>> {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return std::nullopt;
+    return SmallVector<int64_t>(t.getShape());
+  };
+  if (auto rs = dyn_cast<ReshapeOp>(op))
+    return elemInt(op) ? eval(rs.getData()) : std::nullopt;
+  if (auto sl = dyn_cast<SliceOp>(op)) {
+    auto shape = staticShape(sl.getData());
+    auto data = eval(sl.getData());
+    if (!elemInt(op) || !shape || !data ||
+        (int64_t)data->size() != countOf(*shape, int64_t(1) << 20))
+      return std::nullopt;
+    auto w = sliceWindow(sl, *shape);
+    if (!w)
+      return std::nullopt;
+    std::vector<int64_t> vals(data->begin(), data->end());
+    auto out = takeWindow(vals, *shape, *w, countOf(w->shape, int64_t(1) << 20));
+    return SmallVector<int64_t>(out.begin(), out.end());
+  }
+  if (auto tr = dyn_cast<TransposeOp>(op)) {
+    auto shape = staticShape(tr.getData());
+    auto data = eval(tr.getData());
+    if (!elemInt(op) || !shape || !data ||
+        (int64_t)data->size() != countOf(*shape, int64_t(1) << 20))
+      return std::nullopt;
+    auto perm = permOf(tr, shape->size());
+    if (!perm)
+      return std::nullopt;
+    std::vector<int64_t> vals(data->begin(), data->end());
+    auto out = transposeValues(vals, *shape, *perm);
+    return SmallVector<int64_t>(out.begin(), out.end());
+  }
+  if (auto cs = dyn_cast<ConstantOfShapeOp>(op)) {
+    auto shape = eval(cs.getInput());
+    int64_t n = shape ? countOf(*shape, int64_t(1) << 16) : -1;
+    if (!elemInt(op) || n < 0)
+      return std::nullopt;
+    int64_t fill = 0;
+    if (auto v = cs.getValue()) {
+      auto ints = onnx::getConstantInts(*v);
+      if (!ints || ints->size() != 1)
+        return std::nullopt;
+      fill = (*ints)[0];
+    }
+    return SmallVector<int64_t>(n, fill);
   }
   if (auto u = dyn_cast<UnsqueezeOp>(op))
     return eval(u.getData());
