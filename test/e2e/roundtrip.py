@@ -64,13 +64,41 @@ def attr_value(a):
         arr = numpy_helper.to_array(v)
         return ("tensor", arr.dtype.str, arr.shape, arr.tobytes())
     if isinstance(v, onnx.GraphProto):
-        return ("graph", v.SerializeToString())
+        return ("graph", graph_sig(v))
     if isinstance(v, list):
         return tuple(attr_value_item(x) for x in v)
     return v
 
 
+def graph_sig(g):
+    """A subgraph, field by field: what the pure round trip must keep.
+    Node attributes compare as a set (their order carries no meaning);
+    value_info entries the original had must come back (more may be added)."""
+    inits = tuple(sorted((t.name, numpy_helper.to_array(t).dtype.str,
+                          numpy_helper.to_array(t).tobytes()) for t in g.initializer))
+    return (g.name, g.doc_string, tuple(io_sig(g.input)), tuple(io_sig(g.output)), inits,
+            tuple(node_sig(n) + (n.doc_string,) for n in g.node))
+
+
+def subgraph_value_info_lost(g0, g1):
+    """Names of original subgraph value_info entries missing or changed in
+    the corresponding subgraph of the result (nodes paired by position)."""
+    lost = []
+    for n0, n1 in zip(g0.node, g1.node):
+        for a0, a1 in zip(sorted(n0.attribute, key=lambda a: a.name),
+                          sorted(n1.attribute, key=lambda a: a.name)):
+            subs0 = ([a0.g] if a0.type == onnx.AttributeProto.GRAPH else list(a0.graphs))
+            subs1 = ([a1.g] if a1.type == onnx.AttributeProto.GRAPH else list(a1.graphs))
+            for s0, s1 in zip(subs0, subs1):
+                vi1 = {v.name: type_str(v.type) for v in s1.value_info}
+                lost += [v.name for v in s0.value_info if vi1.get(v.name) != type_str(v.type)]
+                lost += subgraph_value_info_lost(s0, s1)
+    return lost
+
+
 def attr_value_item(x):
+    if isinstance(x, onnx.GraphProto):
+        return ("graph", graph_sig(x))
     if isinstance(x, onnx.TensorProto):
         arr = numpy_helper.to_array(x)
         return ("tensor", arr.dtype.str, arr.shape, arr.tobytes())
@@ -106,6 +134,8 @@ def compare_structure(orig, new, tag):
     vi1 = {v.name: type_str(v.type) for v in g1.value_info}
     missing = [v.name for v in g0.value_info if vi1.get(v.name) != type_str(v.type)]
     check(not missing, f"{tag}: original value_info kept (missing/changed: {missing[:5]})")
+    lost = subgraph_value_info_lost(g0, g1)
+    check(not lost, f"{tag}: subgraphs' value_info kept (missing/changed: {lost[:5]})")
     # metadata_props (IR 10+) of nodes, graph inputs/outputs and value_info.
     props = lambda x: [(p.key, p.value) for p in x.metadata_props]  # noqa: E731
     check([props(n) for n in g0.node] == [props(n) for n in g1.node],

@@ -117,7 +117,7 @@ static LogicalResult lowerSequence(rnn::SequenceOp op,
     if (Operation *def = v.getDefiningOp())
       inputs.push_back(def);
   op->erase();
-  onnx::eraseDeadOps(inputs); // the canonical weights
+  onnx::eraseDeadOps(inputs, consts.forgetter()); // the canonical weights
   return success();
 }
 

@@ -390,6 +390,8 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
           outNames.push_back(cast<StringAttr>(s).getValue());
         pb::GraphProto &sub = *a->mutable_g();
         sub.set_name(yield.getName().str());
+        if (auto doc = yield->getAttrOfType<StringAttr>(od::attrs::kDocString))
+          sub.set_doc_string(doc.str());
         if (failed(exportGraph(body, inNames, {}, outNames, {},
                                yield.getValues(), sub)))
           return failure();

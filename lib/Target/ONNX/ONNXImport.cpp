@@ -997,9 +997,12 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
         outNames.push_back(o.name());
       OpBuilder::InsertionGuard g2(builder);
       builder.setInsertionPointToEnd(body);
-      od::YieldOp::create(builder, loc, outs, g->name(),
-                          builder.getStrArrayAttr(inNames),
-                          builder.getStrArrayAttr(outNames));
+      auto yield = od::YieldOp::create(builder, loc, outs, g->name(),
+                                       builder.getStrArrayAttr(inNames),
+                                       builder.getStrArrayAttr(outNames));
+      if (!g->doc_string().empty())
+        yield->setAttr(od::attrs::kDocString,
+                       builder.getStringAttr(g->doc_string()));
     }
   }
   op->setAttr(od::attrs::kOutputNames, builder.getArrayAttr(outputNames));

@@ -827,8 +827,17 @@ Value ConstantBuilder::create(Location loc, StringRef name,
         HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align));
   }
   Value v = InitializerOp::create(b, loc, type, unique, value, false);
+  keyOf[v.getDefiningOp()] = key;
   byContent.emplace(std::move(key), v);
   return v;
+}
+
+void ConstantBuilder::forget(Operation *op) {
+  auto it = keyOf.find(op);
+  if (it == keyOf.end())
+    return;
+  byContent.erase(it->second);
+  keyOf.erase(it);
 }
 
 Value ConstantBuilder::getF32(Location loc, StringRef name,

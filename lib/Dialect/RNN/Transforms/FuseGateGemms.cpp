@@ -165,7 +165,7 @@ struct FuseGateGemms
       m.op->getResult(0).replaceAllUsesWith(part);
       dead.push_back(m.op);
     }
-    od::eraseDeadOps(dead);
+    od::eraseDeadOps(dead, consts.forgetter());
     numFused += group.size() - 1;
   }
 };

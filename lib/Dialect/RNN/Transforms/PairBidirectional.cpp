@@ -166,7 +166,7 @@ struct PairBidirectional
                     << rnn::stringifyCellKind(f.getCell()).upper()
                     << " layer into one bidirectional layer";
     SmallVector<Operation *> dead = {f, r};
-    od::eraseDeadOps(dead);
+    od::eraseDeadOps(dead, consts.forgetter());
     return success();
   }
 };

@@ -308,14 +308,37 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     if (!isa<NoneType>(slice.getSteps().getType()))
       steps = od::getConstantInts(slice.getSteps());
     int64_t n = knownWidth(in);
-    if (!starts || !ends || starts->size() != 1 || ShapedType::isDynamic(n))
+    if (!starts || !ends || starts->empty() || starts->size() != ends->size() ||
+        (axes && axes->size() != starts->size()) ||
+        (steps && steps->size() != starts->size()) || ShapedType::isDynamic(n))
       return fail("a Slice feeding a gate is not a constant feature slice");
-    int64_t axis = axes ? (*axes)[0] : 0;
-    if (axis < 0)
-      axis += 2;
-    if (axis != 1 || (steps && (*steps)[0] != 1))
-      return fail("a Slice feeding a gate is not a unit-step feature slice");
-    int64_t s = (*starts)[0], e = (*ends)[0];
+    // One entry per sliced axis: the features (axis 1) with unit step, and
+    // optionally the batch (axis 0) taken whole, as tf2onnx writes Keras 3's
+    // `x[:, a:b]`.
+    int64_t s = 0, e = n;
+    bool features = false;
+    for (size_t i = 0; i < starts->size(); ++i) {
+      int64_t axis = axes ? (*axes)[i] : (int64_t)i;
+      if (axis < 0)
+        axis += 2;
+      int64_t st = steps ? (*steps)[i] : 1;
+      if (st != 1 || axis < 0 || axis > 1)
+        return fail("a Slice feeding a gate is not a unit-step feature slice");
+      if (axis == 0) {
+        int64_t batch = staticDim(in, 0);
+        bool whole = (*starts)[i] == 0 &&
+                     ((*ends)[i] >= INT32_MAX ||
+                      (!ShapedType::isDynamic(batch) && (*ends)[i] >= batch));
+        if (!whole)
+          return fail("a Slice feeding a gate cuts the batch");
+        continue;
+      }
+      if (features)
+        return fail("a Slice feeding a gate is not a constant feature slice");
+      features = true;
+      s = (*starts)[i];
+      e = (*ends)[i];
+    }
     s = std::clamp<int64_t>(s < 0 ? s + n : s, 0, n);
     e = std::clamp<int64_t>(e < 0 ? e + n : e, 0, n);
     if (col0 + width > e - s)
@@ -517,7 +540,10 @@ Value CellRecognizer::materializeBias(Location loc, StringRef name,
 }
 
 void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
-  od::eraseDeadOps(ops, [&](Operation *op) { erasedOps.insert(op); });
+  od::eraseDeadOps(ops, [&](Operation *op) {
+    erasedOps.insert(op);
+    consts->forget(op);
+  });
 }
 
 /// h' = o * h(c') among the users of c': the Mul, o and h.

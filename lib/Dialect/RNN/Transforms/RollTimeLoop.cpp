@@ -523,7 +523,7 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     dead.push_back(cell);
   for (auto &s : slices)
     dead.append(s.ops.begin(), s.ops.end());
-  od::eraseDeadOps(dead);
+  od::eraseDeadOps(dead, consts.forgetter());
   seq.emitRemark() << "fused " << rnn::stringifyCellKind(kind).upper()
                    << " layer: " << n << " steps, "
                    << (dirStep > 0 ? "forward" : "reverse") << ", hidden "

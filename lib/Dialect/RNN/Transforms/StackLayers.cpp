@@ -214,7 +214,7 @@ struct StackLayers : public rnn::impl::RNNStackLayersPassBase<StackLayers> {
                          << rnn::stringifyCellKind(first.getCell()).upper()
                          << " layers into one rnn.stack";
     SmallVector<Operation *> dead(layers.rbegin(), layers.rend());
-    od::eraseDeadOps(dead);
+    od::eraseDeadOps(dead, consts.forgetter());
     ++numStacks;
     return success();
   }

@@ -82,6 +82,14 @@ public:
   mlir::Value getI64(mlir::Location loc, llvm::StringRef name,
                      llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<int64_t> values);
+  /// Drops `op` from the reuse cache; call it before erasing an initializer
+  /// this builder may have handed out (eraseDeadOps' onErase), or a later
+  /// request for the same content would get the erased value.
+  void forget(mlir::Operation *op);
+  /// An onErase callback for eraseDeadOps that forgets each erased op.
+  auto forgetter() {
+    return [this](mlir::Operation *op) { forget(op); };
+  }
 
 private:
   mlir::Value create(mlir::Location loc, llvm::StringRef name,
@@ -89,6 +97,7 @@ private:
   mlir::func::FuncOp func;
   llvm::StringSet<> names;
   std::map<std::pair<std::string, std::string>, mlir::Value> byContent;
+  llvm::DenseMap<mlir::Operation *, std::pair<std::string, std::string>> keyOf;
 };
 
 /// Glue ops. `axes` are non-negative.

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""Generate Keras 3 ONNX fixtures (converted with tf2onnx) for lstm-opt e2e tests.
+
+Run with the Keras 3 venv described in README.md (see requirements-keras3.txt:
+tensorflow-cpu 2.21.0 / keras 3.15.1, tf2onnx 1.17.0, onnx 1.23.2):
+
+    /opt/keras3venv/bin/python test/e2e/models/gen_keras3.py            # all fixtures
+    /opt/keras3venv/bin/python test/e2e/models/gen_keras3.py NAME ...   # only some
+
+Same conventions as gen_tf.py (TF 2.15 / Keras 2): one function per fixture, each
+builds a small Keras model, converts it and returns its manifest entry; entries are
+merged into manifest.json (entries of other generators are kept).
+
+Conversion: tf2onnx.convert.from_keras(model, input_signature=...) works with Keras 3
+models: on TF >= 2.16 tf2onnx 1.17 no longer finds tf.keras' trace_model_call and falls
+back to tracing `model(x, training=False)` in a tf.function, then freezes and converts
+that concrete function (no SavedModel round trip needed).  All fixtures use opset 18.
+
+Determinism: every fixture calls keras.backend.clear_session() (resets Keras' layer
+name counters) and keras.utils.set_random_seed, then overwrites ALL variables (kernels,
+recurrent kernels and biases) with values from numpy.random.default_rng(SEED), so the
+weights do not depend on Keras' initialisers.  As in gen_tf.py the script re-executes
+itself with PYTHONHASHSEED=0, resets tf2onnx's global node-name counter before each
+conversion and makes tf2onnx's Node objects hash by creation order instead of id().
+
+Gate orders (Keras 3, same as Keras 2):
+  * LSTM: kernel [I,4H], recurrent_kernel [H,4H], bias [4H], columns i, f, c, o
+  * GRU: columns z, r, h; Keras 3 default reset_after=True -> bias [2,3H] (input and
+    recurrent bias), r applied after the recurrent matmul (ONNX linear_before_reset=1);
+    h' = z*h + (1-z)*h~
+  * SimpleRNN: h' = tanh(x W + h U + b)
+"""
+import os
+import sys
+
+# tf2onnx's constant de-duplication iterates over sets, so the surviving names depend on
+# str hash randomisation; re-exec with a fixed hash seed to get byte-identical files.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+import tensorflow as tf  # noqa: E402
+import keras  # noqa: E402
+import tf2onnx  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _manifest_util import HERE, MANIFEST, layer, update_manifest  # noqa: E402
+
+GENERATOR = "gen_keras3.py"
+
+
+def _mm(v):
+    return ".".join(v.split(".")[:2])
+
+
+EXPORTER = "tf2onnx %s + tensorflow %s (Keras %s)" % (
+    _mm(tf2onnx.__version__), _mm(tf.__version__), _mm(keras.__version__))
+SEED = 1234
+OPSET = 18
+# The sizes the brief asks for: batch 2, T 5, input 4, hidden 6.
+B, T, I, H = 2, 5, 4, 6
+
+KERAS_LSTM_ORDER = "i,f,c,o (Keras LSTM kernel/recurrent_kernel columns)"
+KERAS_GRU_ORDER_AFTER = "z,r,h (Keras GRU, reset_after=True: bias[2,3H], r*(U_h h + b_rh), linear_before_reset=1)"
+ONNX_LSTM_ORDER = "ONNX LSTM op order i,o,f,c (tf2onnx reorders Keras' i,f,c,o when it emits the LSTM op)"
+RNN_ORDER = "single gate: h' = tanh(x W + h U + b)"
+
+if not keras.__version__.startswith("3."):
+    sys.exit("gen_keras3.py needs Keras 3 (found keras %s); see requirements-keras3.txt" % keras.__version__)
+
+
+def _rand_like(rng, shape, scale=0.5):
+    return rng.uniform(-scale, scale, size=shape).astype(np.float32)
+
+
+def _io_shapes(path, which):
+    m = onnx.load(path)
+    vals = m.graph.input if which == "in" else m.graph.output
+    inits = {i.name for i in m.graph.initializer}
+    out = {}
+    for v in vals:
+        if v.name in inits:
+            continue
+        out[v.name] = [d.dim_param if d.dim_param else d.dim_value
+                       for d in v.type.tensor_type.shape.dim]
+    return out
+
+
+def entry(file, description, expected, gate_order, **extra):
+    path = os.path.join(HERE, file)
+    e = {
+        "file": file,
+        "generator": GENERATOR,
+        "exporter": EXPORTER,
+        "opset": OPSET,
+        "description": description,
+        "inputs": _io_shapes(path, "in"),
+        "outputs": _io_shapes(path, "out"),
+        "gate_order": gate_order,
+        "expected": expected,
+    }
+    e.update(extra)
+    return e
+
+
+def expect(cells, layers, standard_rnn_ops=0):
+    return {"cells": cells, "layers": layers, "standard_rnn_ops": standard_rnn_ops}
+
+
+# ---------------------------------------------------------------------------
+# tf2onnx determinism (same tricks as gen_tf.py)
+
+_NODE_SERIAL = [0]
+
+
+def _make_tf2onnx_deterministic():
+    """tf2onnx keeps graph nodes in Python sets; Node objects hash by id() (memory address),
+    so node order (and hence which of several identical constants survives de-duplication)
+    can vary from run to run.  Give every Node a creation-order serial number as its hash:
+    equality stays identity, only set iteration order becomes reproducible."""
+    node_cls = tf2onnx.graph.Node
+    if getattr(node_cls, "_lstm_opt_det_hash", False):
+        return
+    orig_init = node_cls.__init__
+
+    def __init__(self, *a, **k):
+        _NODE_SERIAL[0] += 1
+        self._lstm_opt_serial = _NODE_SERIAL[0]
+        orig_init(self, *a, **k)
+
+    node_cls.__init__ = __init__
+    node_cls.__hash__ = lambda self: self._lstm_opt_serial
+    node_cls._lstm_opt_det_hash = True
+
+
+_make_tf2onnx_deterministic()
+
+
+def _reset_name_counter():
+    # tf2onnx numbers the nodes it creates with a process-global counter; reset it so
+    # that each fixture's node names (and bytes) do not depend on which ran before.
+    tf2onnx.utils.INTERNAL_NAME = 1
+    _NODE_SERIAL[0] = 0
+
+
+# ---------------------------------------------------------------------------
+# Keras 3 recurrent layers -> tf2onnx.convert.from_keras
+
+def _keras_convert(name, make_layers, in_size):
+    """make_layers() -> list of Keras layers applied in sequence to x[B,T,in_size]."""
+    _reset_name_counter()
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(SEED)
+    inp = keras.Input(shape=(T, in_size), batch_size=B, name="x")
+    out = inp
+    for lay in make_layers():
+        out = lay(out)
+    model = keras.Model(inp, out, name=name)
+    # Overwrite every weight (kernel, recurrent_kernel, bias of each layer), in model order.
+    # Keras 3 RNN layers also own a SeedGenerator state variable (for dropout, unused here:
+    # dropout=0); it is not a weight, is seeded by set_random_seed and does not reach the graph.
+    rng = np.random.default_rng(SEED)
+    weights = list(model.weights)
+    others = [v for v in model.variables if all(v is not w for w in weights)]
+    assert all("seed_generator" in v.path for v in others), [v.path for v in others]
+    for v in weights:
+        v.assign(_rand_like(rng, tuple(v.shape)))
+    path = os.path.join(HERE, name + ".onnx")
+    spec = (tf.TensorSpec((B, T, in_size), tf.float32, name="x"),)
+    tf2onnx.convert.from_keras(model, input_signature=spec, opset=OPSET, output_path=path)
+    # Sanity: ONNX Runtime agrees with Keras (only when onnxruntime is importable).
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+    if ort is not None:
+        x = np.random.default_rng(0).standard_normal((B, T, in_size)).astype(np.float32)
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        got = sess.run(None, {"x": x})[0]
+        want = np.asarray(model(x, training=False))
+        err = float(np.max(np.abs(got - want)))
+        if err > 1e-5:
+            raise RuntimeError("%s: ONNX Runtime differs from Keras by %g" % (name, err))
+    return os.path.basename(path)
+
+
+def keras3_lstm_unroll():
+    f = _keras_convert("keras3_lstm_unroll",
+                       lambda: [keras.layers.LSTM(H, unroll=True, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 LSTM(6, unroll=True, return_sequences=True), batch-major x[B,T,I]; zero initial state "
+        "built inside the graph; output all hidden states [B,T,H]. Time steps taken by one Split of the "
+        "transposed input (tf.unstack) + Squeeze per step.",
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                              step0_recurrent_matmul_folded=True,
+                              step_extraction="Split axis 0 of Transpose(x) + Squeeze")]),
+        KERAS_LSTM_ORDER)
+
+
+def keras3_gru_unroll():
+    f = _keras_convert("keras3_gru_unroll",
+                       lambda: [keras.layers.GRU(H, unroll=True, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 GRU(6, unroll=True, return_sequences=True), Keras 3 default reset_after=True; zero initial "
+        "state. Keras 3 slices the recurrent projection with strided_slice (ONNX Slice), not split.",
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             step0_recurrent_matmul_folded=True, linear_before_reset=True,
+                             step_extraction="Split axis 0 of Transpose(x) + Squeeze")]),
+        KERAS_GRU_ORDER_AFTER)
+
+
+def keras3_simplernn_unroll():
+    f = _keras_convert("keras3_simplernn_unroll",
+                       lambda: [keras.layers.SimpleRNN(H, unroll=True, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 SimpleRNN(6, tanh, unroll=True, return_sequences=True), fixed batch; zero initial state.",
+        expect("rnn", [layer("rnn", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             step0_recurrent_matmul_folded=True, activation="tanh",
+                             step_extraction="Split axis 0 of Transpose(x) + Squeeze")]),
+        RNN_ORDER)
+
+
+def keras3_lstm_loop():
+    f = _keras_convert("keras3_lstm_loop",
+                       lambda: [keras.layers.LSTM(H, unroll=False, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 LSTM(6, unroll=False, return_sequences=True): the TF while loop is rewritten by tf2onnx "
+        "(lstm_tf2_rewriter) into ONE standard ONNX LSTM op (time-major, via Transpose), zero initial "
+        "h/c as an initializer; output all hidden states [B,T,H].",
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="zeros")],
+               standard_rnn_ops=1),
+        ONNX_LSTM_ORDER,
+        time_loop="ONNX LSTM op (tf2onnx rewrote the TF while loop)")
+
+
+def keras3_gru_loop():
+    f = _keras_convert("keras3_gru_loop", lambda: [keras.layers.GRU(H, unroll=False)], I)
+    return entry(
+        f,
+        "Keras 3 GRU(6, unroll=False), return_sequences=False (last state only), reset_after=True: tf2onnx "
+        "does NOT rewrite this while loop into an ONNX GRU op (its Keras GRU pattern expects Keras 2's "
+        "MatMul+BiasAdd+Split on the recurrent side; Keras 3 slices the recurrent projection with "
+        "strided_slice), so the graph keeps an ONNX Loop whose body is one GRU step; the Loop collects "
+        "every h as a scan output and the last one is Sliced out.",
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             linear_before_reset=True, outputs="last_h_only")]),
+        KERAS_GRU_ORDER_AFTER,
+        time_loop="ONNX Loop (body: one GRU step; trip count and condition are constants)",
+        expected_gap="the recurrence is an ONNX Loop whose body holds one GRU step (Gather x[t], 2 Gemm, "
+                     "Split/Slice, Sigmoid/Tanh, h' = z*h + (1-z)*h~); lstm-opt only recognises unrolled "
+                     "steps in the main graph and does not roll Loop/Scan bodies into a GRU op yet")
+
+
+def keras3_lstm_stacked_unroll():
+    f = _keras_convert("keras3_lstm_stacked_unroll",
+                       lambda: [keras.layers.LSTM(H, unroll=True, return_sequences=True),
+                                keras.layers.LSTM(H, unroll=True, return_sequences=True)], H)
+    return entry(
+        f,
+        "Two stacked Keras 3 LSTM(6, unroll=True, return_sequences=True) layers on x[B,T,6] (input size == "
+        "hidden size == 6 in both layers, so both layers' weights have identical shapes); layer 2 eats "
+        "layer 1's full output sequence (re-stacked, then unstacked again by layer 2); zero initial states.",
+        expect("lstm", [layer("lstm", T, H, H, batch=B, time_major=False, initial_state="zeros",
+                              step0_recurrent_matmul_folded=True,
+                              step_extraction="Split axis 0 of Transpose(x) + Squeeze"),
+                        layer("lstm", T, H, H, batch=B, time_major=False, initial_state="zeros",
+                              step0_recurrent_matmul_folded=True, input_from="layer 0 y")]),
+        KERAS_LSTM_ORDER)
+
+
+FIXTURES = [
+    keras3_lstm_unroll,
+    keras3_gru_unroll,
+    keras3_simplernn_unroll,
+    keras3_lstm_loop,
+    keras3_gru_loop,
+    keras3_lstm_stacked_unroll,
+]
+
+
+def _run_one(name, out_json):
+    """Child mode: make one fixture in this (fresh) process, write its entry to out_json."""
+    import json
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    e = {fn.__name__: fn for fn in FIXTURES}[name]()
+    with open(out_json, "w") as f:
+        json.dump(e, f)
+
+
+def main(argv):
+    import json
+    import subprocess
+    import tempfile
+    if argv[:1] == ["--one"]:
+        _run_one(argv[1], argv[2])
+        return
+    wanted = set(a[:-5] if a.endswith(".onnx") else a for a in argv)
+    unknown = wanted - {fn.__name__ for fn in FIXTURES}
+    if unknown:
+        sys.exit("unknown fixture(s): %s" % ", ".join(sorted(unknown)))
+    entries = []
+    for fn in FIXTURES:
+        if wanted and fn.__name__ not in wanted:
+            continue
+        # One fresh process per fixture: freezing renames the TF while-loop functions with TF's
+        # process-global uid counter (e.g. "gru_1_while_cond_frozen_238"), which would otherwise
+        # depend on which fixtures ran before in the same process.
+        fd, tmp = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
+        try:
+            subprocess.run([sys.executable, os.path.abspath(__file__), "--one", fn.__name__, tmp], check=True)
+            with open(tmp) as f:
+                e = json.load(f)
+        finally:
+            os.unlink(tmp)
+        print("wrote %-40s opset %d" % (e["file"], e["opset"]))
+        entries.append(e)
+    if wanted:
+        old = json.load(open(MANIFEST)) if os.path.exists(MANIFEST) else []
+        done = {e["file"] for e in entries}
+        entries += [e for e in old if e.get("generator") == GENERATOR and e["file"] not in done]
+    update_manifest(GENERATOR, entries)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
