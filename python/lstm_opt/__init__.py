@@ -17,12 +17,16 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 import numpy as np
-import onnx
+
+try:
+    import onnx
+except ImportError:  # lstm_opt.runtime (compiled models) needs numpy alone
+    onnx = None
 
 __all__ = ["optimize", "report", "check", "html_report", "random_inputs", "CheckResult",
            "LstmOptError", "find_tool"]
 
-ModelLike = Union[str, os.PathLike, onnx.ModelProto]
+ModelLike = Union[str, os.PathLike, "onnx.ModelProto"]
 
 
 class LstmOptError(RuntimeError):
@@ -45,7 +49,7 @@ def find_tool() -> str:
 
 
 def _materialize(model: ModelLike, folder: str) -> str:
-    if isinstance(model, onnx.ModelProto):
+    if onnx is not None and isinstance(model, onnx.ModelProto):
         path = os.path.join(folder, "input.onnx")
         onnx.save(model, path)
         return path
@@ -109,7 +113,7 @@ class CheckResult:
         return "\n".join(lines)
 
 
-def random_inputs(model: onnx.ModelProto, rng, dynamic_dim: int = 2):
+def random_inputs(model: "onnx.ModelProto", rng, dynamic_dim: int = 2):
     """Feeds for the graph inputs: standard-normal floats, 0/1 integers and
     booleans, shaped after the inputs (symbolic dimensions = `dynamic_dim`)."""
     inits = {t.name for t in model.graph.initializer}
@@ -137,6 +141,8 @@ def check(original: ModelLike, optimized: ModelLike, *, trials: int = 2,
     import onnxruntime as ort
 
     def load(m):
+        if onnx is None:
+            raise LstmOptError("lstm_opt.check needs the onnx package")
         return m if isinstance(m, onnx.ModelProto) else onnx.load(os.fspath(m))
 
     a, b = load(original), load(optimized)

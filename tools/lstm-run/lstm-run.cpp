@@ -288,6 +288,21 @@ int main(int argc, char **argv) {
       if (it != inputArrays.end() && it->second.shape != t.shape)
         return fail(inputsPath + ": input '" + t.name +
                     "' has another shape than the library was compiled for");
+      if (it != inputArrays.end() && !t.bound.empty()) {
+        std::vector<int64_t> v(t.bound.size());
+        if (it->second.dtype != npz::DType::I64 ||
+            it->second.numElements() != (int64_t)v.size())
+          return fail(inputsPath + ": input '" + t.name + "' must be int64");
+        std::memcpy(v.data(), it->second.data.data(), v.size() * sizeof(int64_t));
+        if (v != t.bound) {
+          std::string want;
+          for (int64_t x : t.bound)
+            want += (want.empty() ? "" : ",") + std::to_string(x);
+          return fail(inputsPath + ": input '" + t.name +
+                      "' differs from the value the library was compiled "
+                      "for (--bind " + t.name + "=" + want + ")");
+        }
+      }
     }
   } else {
     // The MLIR module (and its copies of the weights) lives only while

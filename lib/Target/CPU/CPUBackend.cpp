@@ -105,10 +105,13 @@ std::string signatureJSON(const ModelSignature &sig) {
   llvm::json::Object o;
   auto list = [](const std::vector<TensorSig> &ts) {
     llvm::json::Array a;
-    for (const TensorSig &t : ts)
-      a.push_back(llvm::json::Object{
-          {"name", t.name}, {"dtype", t.dtype},
-          {"shape", llvm::json::Array(t.shape)}});
+    for (const TensorSig &t : ts) {
+      llvm::json::Object e{{"name", t.name}, {"dtype", t.dtype},
+                           {"shape", llvm::json::Array(t.shape)}};
+      if (!t.bound.empty())
+        e["bound"] = llvm::json::Array(t.bound);
+      a.push_back(std::move(e));
+    }
     return a;
   };
   o["inputs"] = list(sig.inputs);
@@ -176,6 +179,9 @@ lstm_opt::cpu::parseSignatureJSON(llvm::StringRef text) {
       ts.dtype = t->getString("dtype")->str();
       for (const llvm::json::Value &d : *t->getArray("shape"))
         ts.shape.push_back(d.getAsInteger().value_or(0));
+      if (auto *b = t->getArray("bound"))
+        for (const llvm::json::Value &d : *b)
+          ts.bound.push_back(d.getAsInteger().value_or(0));
       list->push_back(std::move(ts));
     }
   }
@@ -442,6 +448,8 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
       return failure();
     }
     s.shape.assign(tt.getShape().begin(), tt.getShape().end());
+    if (auto b = attrs ? attrs.getAs<DenseI64ArrayAttr>("onnx.bound") : nullptr)
+      s.bound.assign(b.asArrayRef().begin(), b.asArrayRef().end());
     out.push_back(std::move(s));
     return success();
   };
@@ -555,7 +563,13 @@ std::string lstm_opt::cpu::cHeader(const ModelSignature &sig) {
   auto comment = [&](const TensorSig &t) {
     os << "/* " << t.name << ": " << t.dtype << "[";
     llvm::interleaveComma(t.shape, os);
-    os << "] */";
+    os << "]";
+    if (!t.bound.empty()) {
+      os << ", compiled for the value ";
+      llvm::interleaveComma(t.bound, os);
+      os << " only (--bind)";
+    }
+    os << " */";
   };
   os << "/* Inputs, then outputs (written by the call). */\n";
   os << "void _mlir_ciface_" << kEntryName << "(";

@@ -188,6 +188,17 @@ LogicalResult lstm_opt::specializeModel(
         return func.emitError() << "the model has no graph input named '"
                                 << name << "' to bind";
   }
+  // The bound inputs are marked on the arguments (`onnx.bound`): the
+  // compiled model's signature records them, and runners refuse other
+  // values.
+  auto markBound = [&](func::FuncOp f) {
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (auto name = f.getArgAttrOfType<StringAttr>(i, od::attrs::kName))
+        if (auto it = values.find(name.str()); it != values.end())
+          f.setArgAttr(i, "onnx.bound",
+                       DenseI64ArrayAttr::get(f.getContext(), it->second));
+  };
+  markBound(func);
   // Rounds of: integer values to constants, Ifs with constant conditions
   // inlined, dead ops erased, then the ONNX library's shape inference over
   // the result (an export and import in memory, without value_info so that
@@ -227,6 +238,8 @@ LogicalResult lstm_opt::specializeModel(
       return failure();
     module = std::move(refined);
     func = graphOf(*module);
+    if (func)
+      markBound(func);
     if (!inlined)
       return success();
   }

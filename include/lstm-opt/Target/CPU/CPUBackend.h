@@ -91,6 +91,9 @@ struct TensorSig {
   std::string name;
   std::string dtype; // numpy name: float32, int64, ...
   std::vector<int64_t> shape;
+  /// An input the model was specialised to (--bind): the only values it
+  /// may be run with. Empty otherwise.
+  std::vector<int64_t> bound;
   size_t elementSize() const;
   int64_t numElements() const;
 };

@@ -1,0 +1,154 @@
+"""Run a model that lstm-opt compiled (`lstm-opt m.onnx --target=cpu -o m.so`)
+from Python, with numpy alone: no compiler, LLVM or MLIR in the process.
+
+    from lstm_opt.runtime import Model
+    m = Model("m.so")
+    print(m.inputs)                      # [TensorInfo(name='x', dtype='float32', shape=(5, 3, 5)), ...]
+    outs = m.run({"x": x})               # {'y': array(...), ...}
+    m.close()
+
+The library's ABI (docs/RuntimeABI.md): `lstm_opt_model_signature`, a JSON
+string naming every input and output with its dtype and shape, and
+`lstm_opt_model_packed(void **descs)`, which takes one MLIR memref descriptor
+per input, then per output. Inputs are checked against the signature (names,
+dtypes, shapes) before the call, with errors as clear as lstm-run's.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Tuple
+
+import numpy as np
+
+__all__ = ["Model", "TensorInfo", "RuntimeError_"]
+
+_DTYPES = {
+    "float32": np.float32, "float64": np.float64, "float16": np.float16,
+    "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8,
+    "bool": np.bool_,
+}
+
+
+class RuntimeError_(RuntimeError):
+    """A compiled model could not be loaded, or was given the wrong inputs."""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    dtype: str
+    shape: Tuple[int, ...]
+
+
+def _descriptor_type(rank: int):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"Memref{rank}d", (ctypes.Structure,), {"_fields_": fields})
+
+
+def _descriptor(array: np.ndarray):
+    rank = array.ndim
+    d = _descriptor_type(rank)()
+    ptr = array.ctypes.data
+    d.allocated = ptr
+    d.aligned = ptr
+    d.offset = 0
+    if rank:
+        stride = 1
+        strides = []
+        for n in reversed(array.shape):
+            strides.append(stride)
+            stride *= n
+        for i, (n, s) in enumerate(zip(array.shape, reversed(strides))):
+            d.sizes[i] = n
+            d.strides[i] = s
+    return d
+
+
+class Model:
+    """A compiled model (.so) loaded into this process."""
+
+    def __init__(self, path: str | os.PathLike):
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise RuntimeError_(f"{path}: no such compiled model")
+        try:
+            self._lib = ctypes.CDLL(os.path.abspath(path))
+        except OSError as e:
+            raise RuntimeError_(f"{path}: cannot load: {e}") from None
+        try:
+            sig = ctypes.c_char.in_dll(self._lib, "lstm_opt_model_signature")
+            raw = ctypes.cast(ctypes.addressof(sig), ctypes.c_char_p).value
+            self._run = self._lib.lstm_opt_model_packed
+        except (ValueError, AttributeError):
+            raise RuntimeError_(f"{path}: not a model compiled by lstm-opt "
+                                "(no lstm_opt_model_signature)") from None
+        try:
+            doc = json.loads(raw.decode())
+            self.inputs: List[TensorInfo] = [
+                TensorInfo(t["name"], t["dtype"], tuple(t["shape"])) for t in doc["inputs"]]
+            # Inputs compiled in (lstm-opt --bind): only these values work.
+            self.bound: Dict[str, np.ndarray] = {
+                t["name"]: np.array(t["bound"], dtype=np.int64).reshape(t["shape"])
+                for t in doc["inputs"] if "bound" in t}
+            self.outputs: List[TensorInfo] = [
+                TensorInfo(t["name"], t["dtype"], tuple(t["shape"])) for t in doc["outputs"]]
+        except (ValueError, KeyError, TypeError) as e:
+            raise RuntimeError_(f"{path}: unreadable signature: {e}") from None
+        for t in self.inputs + self.outputs:
+            if t.dtype not in _DTYPES:
+                raise RuntimeError_(f"{path}: tensor '{t.name}' has unsupported dtype {t.dtype}")
+        self._run.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        self._run.restype = None
+        self.path = path
+        self._lock = threading.Lock()
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """Runs the model once; returns its outputs by name."""
+        if self._lib is None:
+            raise RuntimeError_(f"{self.path}: the model was closed")
+        known = {t.name for t in self.inputs}
+        unknown = sorted(set(inputs) - known)
+        if unknown:
+            raise RuntimeError_(f"{self.path}: the model has no input named "
+                                f"'{unknown[0]}' (inputs: {', '.join(sorted(known))})")
+        arrays = []
+        for t in self.inputs:
+            if t.name not in inputs:
+                raise RuntimeError_(f"{self.path}: input '{t.name}' is missing")
+            a = np.asarray(inputs[t.name])
+            if a.dtype != np.dtype(_DTYPES[t.dtype]):
+                raise RuntimeError_(f"{self.path}: input '{t.name}' has dtype {a.dtype}, "
+                                    f"the model takes {t.dtype}")
+            if tuple(a.shape) != t.shape:
+                raise RuntimeError_(f"{self.path}: input '{t.name}' has shape "
+                                    f"{list(a.shape)}, the model was compiled for "
+                                    f"{list(t.shape)}")
+            if t.name in self.bound and not np.array_equal(a, self.bound[t.name]):
+                raise RuntimeError_(f"{self.path}: input '{t.name}' is {a.tolist()}, the model "
+                                    f"was compiled for {self.bound[t.name].tolist()} "
+                                    f"(lstm-opt --bind)")
+            arrays.append(np.ascontiguousarray(a))
+        outs = [np.empty(t.shape, dtype=_DTYPES[t.dtype]) for t in self.outputs]
+        descs = [_descriptor(a) for a in arrays + outs]
+        ptrs = (ctypes.c_void_p * len(descs))(*[ctypes.addressof(d) for d in descs])
+        with self._lock:  # reentrant per the ABI, but outputs are ours
+            self._run(ptrs)
+        return {t.name: o for t, o in zip(self.outputs, outs)}
+
+    def close(self) -> None:
+        """Drops this process's reference to the library."""
+        self._lib = None
+        self._run = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
