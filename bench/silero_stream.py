@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""silero-vad streaming: time per chunk, side by side, in one run.
+
+For every ONNX model the silero-vad package ships (scripts/fetch-models.sh
+puts them in ~/.cache/lstm-opt/models/silero-vad-6.2.3), streamed as the
+package's OnnxWrapper calls it (16 kHz: 512 samples + 64 of context per
+chunk, the state carried from call to call; silero_vad_16k_sequence.onnx:
+one call over N frames):
+  * ONNX Runtime on the original, 1 thread (what the package configures);
+  * ONNX Runtime on lstm-opt's fused model (default pipeline), 1 thread;
+  * the model compiled for this CPU by lstm-opt (--target=cpu --threads=1
+    --bind sr=16000) run through lstm_opt.runtime.
+Reports the median and min time per chunk over --chunks chunks (after
+--warmup), the ratios, and the largest difference of the compiled model's
+probabilities from ONNX Runtime's. Writes bench/results/silero_stream.{md,json}.
+
+Usage: silero_stream.py [--lstm-opt build/bin/lstm-opt] [--models DIR] [--chunks 1000]
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "RealModels"))
+from lstm_opt.runtime import Model  # noqa: E402
+from silero_vad import speech_like  # noqa: E402
+
+
+def cpu_name():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def isa():
+    flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "").split()
+    if "avx512f" in flags:
+        return "AVX-512" + (" + AMX" if "amx_tile" in flags else "")
+    if "avx2" in flags:
+        return "AVX2"
+    return platform.machine()
+
+
+def session(path):
+    o = ort.SessionOptions()
+    o.log_severity_level = 3
+    o.intra_op_num_threads = 1
+    o.inter_op_num_threads = 1
+    return ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
+
+
+def time_stream(call, chunks, warmup):
+    state = np.zeros((2, 1, 128), np.float32)
+    times, probs = [], []
+    for k, x in enumerate(chunks):
+        t0 = time.perf_counter()
+        prob, state = call(x, state)
+        dt = time.perf_counter() - t0
+        if k >= warmup:
+            times.append(dt * 1e3)
+        probs.append(float(np.ravel(prob)[0]))
+    return times, probs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lstm-opt", default=os.path.join(HERE, "..", "build", "bin", "lstm-opt"))
+    ap.add_argument("--models", default=os.path.expanduser("~/.cache/lstm-opt/models/silero-vad-6.2.3"))
+    ap.add_argument("--chunks", type=int, default=1000)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "silero_stream"))
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="silero-bench-")
+    sr, n, ctx = 16000, 512, 64
+    audio = speech_like((a.chunks + a.warmup) * n / sr + 0.1, sr)
+    chunks, context = [], np.zeros((1, ctx), np.float32)
+    for k in range(a.chunks + a.warmup):
+        x = np.concatenate([context, audio[None, k * n:(k + 1) * n]], axis=1)
+        context = x[:, -ctx:]
+        chunks.append(np.ascontiguousarray(x))
+    rows = []
+    for name in sorted(f for f in os.listdir(a.models) if f.endswith(".onnx")):
+        src = os.path.join(a.models, name)
+        if "sequence" in name:
+            continue  # a whole-sequence model, not a streaming one
+        orig = session(src)
+        names = {i.name for i in orig.get_inputs()}
+        fused_path = os.path.join(work, name + ".fused.onnx")
+        subprocess.run([a.lstm_opt, src, "-o", fused_path], check=True, capture_output=True)
+        fused = session(fused_path)
+        so = os.path.join(work, name + ".so")
+        cmd = [a.lstm_opt, src, "--target=cpu", "--threads=1", "-o", so,
+               "--input-shape=input=1x576", "--input-shape=state=2x1x128"]
+        if "sr" in names:
+            cmd += ["--input-shape=sr=scalar", "--bind=sr=16000"]
+        subprocess.run(cmd, check=True, capture_output=True)
+        model = Model(so)
+
+        def ort_call(sess):
+            def call(x, state):
+                feeds = {"input": x, "state": state}
+                if "sr" in names:
+                    feeds["sr"] = np.array(sr, dtype=np.int64)
+                return sess.run(None, feeds)
+            return call
+
+        def compiled_call(x, state):
+            feeds = {"input": x, "state": state}
+            if "sr" in names:
+                feeds["sr"] = np.array(sr, dtype=np.int64)
+            out = model.run(feeds)
+            return out["output"], out["stateN"]
+
+        t_orig, p_orig = time_stream(ort_call(orig), chunks, a.warmup)
+        t_fused, _ = time_stream(ort_call(fused), chunks, a.warmup)
+        t_comp, p_comp = time_stream(compiled_call, chunks, a.warmup)
+        med = {k: statistics.median(v) for k, v in
+               (("ort", t_orig), ("ort_fused", t_fused), ("lstm_opt", t_comp))}
+        mins = {k: min(v) for k, v in (("ort", t_orig), ("ort_fused", t_fused), ("lstm_opt", t_comp))}
+        rows.append({"model": name, "median_ms": med, "min_ms": mins,
+                     "max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_comp))))})
+        print(name, {k: round(v, 4) for k, v in med.items()}, flush=True)
+    meta = {"cpu": cpu_name(), "isa": isa(), "cores": os.cpu_count(), "chunks": a.chunks,
+            "onnxruntime": ort.__version__, "threads": 1, "sample_rate": sr}
+    with open(a.out + ".json", "w") as f:
+        json.dump({"machine": meta, "rows": rows}, f, indent=2)
+    lines = [f"# silero-vad streaming, time per chunk (16 kHz, 576 samples per call)", "",
+             f"{meta['cpu']} ({meta['isa']}), {meta['cores']} cores; 1 thread everywhere; "
+             f"{a.chunks} chunks after {a.warmup} warm-up; onnxruntime {ort.__version__}.", "",
+             "| model | ORT original ms | ORT fused ms | lstm-opt compiled ms | vs ORT | "
+             "max |p - p_ORT| |", "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        m = r["median_ms"]
+        lines.append(f"| {r['model']} | {m['ort']:.4f} | {m['ort_fused']:.4f} | "
+                     f"{m['lstm_opt']:.4f} | {m['ort'] / m['lstm_opt']:.2f}x | "
+                     f"{r['max_prob_diff']:.1e} |")
+    lines += ["", "Medians; the JSON file has the minima too."]
+    with open(a.out + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
