@@ -90,3 +90,48 @@ def test_html_report(tmp_path):
     assert text.count("<svg") >= 3
     assert ">GRU<" in text  # the fused node in the 'after' picture
     assert "pass rnn-recognize-cells" in text
+
+
+def _compile(tmp_path, model, *extra):
+    out = tmp_path / "m.so"
+    subprocess.run([lstm_opt.find_tool(), str(model), "--target=cpu", "-o", str(out), *extra],
+                   check=True, capture_output=True)
+    return out
+
+
+def test_runtime_runs_a_compiled_model_like_onnxruntime(tmp_path):
+    import numpy as np
+    import onnxruntime as ort
+    from lstm_opt.runtime import Model, TensorInfo
+
+    src = MODELS / "torch_nn_lstm.onnx"
+    with Model(_compile(tmp_path, src)) as m:
+        assert m.inputs[0] == TensorInfo("x", "float32", (5, 3, 5))
+        assert [t.name for t in m.outputs] == ["y", "h_n", "c_n"]
+        rng = np.random.default_rng(0)
+        feeds = {t.name: rng.standard_normal(t.shape).astype(np.float32) for t in m.inputs}
+        got = m.run(feeds)
+    want = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).run(None, feeds)
+    for name, ref in zip(["y", "h_n", "c_n"], want):
+        assert np.allclose(got[name], ref, rtol=1e-4, atol=1e-5), name
+
+
+def test_runtime_errors_name_the_problem(tmp_path):
+    import numpy as np
+    from lstm_opt.runtime import Model, RuntimeError_
+
+    m = Model(_compile(tmp_path, MODELS / "torch_nn_lstm.onnx"))
+    good = {t.name: np.zeros(t.shape, np.float32) for t in m.inputs}
+    with pytest.raises(RuntimeError_, match="input 'x' has shape \\[4, 3, 5\\], the model was compiled for \\[5, 3, 5\\]"):
+        m.run({**good, "x": np.zeros((4, 3, 5), np.float32)})
+    with pytest.raises(RuntimeError_, match="input 'x' has dtype float64, the model takes float32"):
+        m.run({**good, "x": np.zeros((5, 3, 5))})
+    with pytest.raises(RuntimeError_, match="no input named 'z'"):
+        m.run({**good, "z": np.zeros(1)})
+    with pytest.raises(RuntimeError_, match="input 'h0' is missing"):
+        m.run({"x": good["x"], "c0": good["c0"]})
+    m.close()
+    with pytest.raises(RuntimeError_, match="closed"):
+        m.run(good)
+    with pytest.raises(RuntimeError_, match="not a model compiled by lstm-opt|cannot load"):
+        Model(ROOT / "README.md")

@@ -93,3 +93,48 @@ func.func @unnamed(%x: tensor<2xf32>) -> tensor<2xf32> {
   %y = onnx.node "Erf"(%x) {domain = ""} : (tensor<2xf32>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+// Reflect padding needs a dimension larger than the pad.
+func.func @pad_reflect_too_wide(%x: tensor<1x3xf32>) -> tensor<1x8xf32> {
+  %pads = onnx.Constant() {value = dense<[0, 3, 0, 2]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'p' (Pad): dimension 1 of size 3 cannot be padded by 3/2 in mode 'reflect'}}
+  %y = onnx.node "Pad"(%x, %pads) {domain = "", attrs = {mode = "reflect"}, onnx.names = ["p"]} : (tensor<1x3xf32>, tensor<4xi64>) -> tensor<1x8xf32>
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+func.func @pad_unknown_mode(%x: tensor<1x3xf32>) -> tensor<1x4xf32> {
+  %pads = onnx.Constant() {value = dense<[0, 1, 0, 0]> : tensor<4xi64>} : () -> tensor<4xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'p' (Pad): mode 'wrap' is not supported}}
+  %y = onnx.node "Pad"(%x, %pads) {domain = "", attrs = {mode = "wrap"}, onnx.names = ["p"]} : (tensor<1x3xf32>, tensor<4xi64>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// Channels that do not match the weight's, for the group count.
+func.func @conv_channels(%x: tensor<1x3x5xf32>, %w: tensor<2x2x3xf32>) -> tensor<1x2x3xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'c' (Conv): channels 3 (weight 2x2) do not split into 1 groups}}
+  %y = onnx.node "Conv"(%x, %w) {domain = "", onnx.names = ["c"]} : (tensor<1x3x5xf32>, tensor<2x2x3xf32>) -> tensor<1x2x3xf32>
+  return %y : tensor<1x2x3xf32>
+}
+
+// -----
+
+func.func @conv_kernel_too_large(%x: tensor<1x1x2xf32>, %w: tensor<1x1x3xf32>) -> tensor<1x1x1xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'c' (Conv): the kernel is larger than the padded input}}
+  %y = onnx.node "Conv"(%x, %w) {domain = "", onnx.names = ["c"]} : (tensor<1x1x2xf32>, tensor<1x1x3xf32>) -> tensor<1x1x1xf32>
+  return %y : tensor<1x1x1xf32>
+}
+
+// -----
+
+func.func @reduce_mean_axis(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %ax = onnx.Constant() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'r' (ReduceMean): axis 2 is out of range for rank 2}}
+  %y = onnx.node "ReduceMean"(%x, %ax) {domain = "", attrs = {keepdims = 0 : i64}, onnx.names = ["r"]} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
