@@ -16,6 +16,7 @@ dtypes, shapes) before the call, with errors as clear as lstm-run's.
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import threading
@@ -44,6 +45,7 @@ class TensorInfo:
     shape: Tuple[int, ...]
 
 
+@functools.lru_cache(maxsize=None)
 def _descriptor_type(rank: int):
     fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
               ("offset", ctypes.c_int64)]

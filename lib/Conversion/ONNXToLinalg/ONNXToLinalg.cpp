@@ -274,6 +274,10 @@ private:
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
   FailureOr<Results> lowerPad(onnx::NodeOp op);
   FailureOr<Results> lowerConv(onnx::NodeOp op);
+  FailureOr<Results> lowerConvChannelsLast(onnx::NodeOp op, Value xp, Value w,
+                                           Value bias, ArrayRef<int64_t> outShape,
+                                           ArrayRef<int64_t> strides,
+                                           ArrayRef<int64_t> dil);
   FailureOr<Results> lowerPow(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
@@ -1610,11 +1614,14 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
   }
   Value zero = createScalar(b, loc, elemType, 0);
   Value xp = x;
-  if (llvm::any_of(pads, [](int64_t p) { return p != 0; }))
+  bool anyPad = llvm::any_of(pads, [](int64_t p) { return p != 0; });
+  if (anyPad)
     xp = tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, elemType),
                                x, getAsIndexOpFoldResult(ctx, low),
                                getAsIndexOpFoldResult(ctx, high), zero)
              .getResult();
+  if (group == 1)
+    return lowerConvChannelsLast(op, xp, w, bias, outShape, strides, dil);
   Value init;
   if (bias) {
     // The bias broadcast along every dimension but M.
@@ -1657,6 +1664,101 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
                                 arith::AddFOp::create(nb, nloc, args[2], p).getResult());
       });
   return Results{conv.getResult(0)};
+}
+
+/// Conv with one group, for speed: the output channel is the innermost loop,
+/// a parallel one over contiguous memory (weights as [C, k..., M], the result
+/// as [N, o..., M]), so LLVM vectorises it as broadcast-multiply-adds; a
+/// reduction innermost (kernel taps) would stay scalar without
+/// reassociation. Constant weights are transposed at compile time. The
+/// result is transposed back to [N, M, o...].
+FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
+    onnx::NodeOp op, Value xp, Value w, Value bias, ArrayRef<int64_t> outShape,
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> dil) {
+  Location loc = op.getLoc();
+  Type elemType = elementTypeOf(xp);
+  ArrayRef<int64_t> ws = shapeOf(w);
+  int64_t rank = ws.size(), sp = rank - 2, M = ws[0], C = ws[1];
+  SmallVector<int64_t> wPerm; // [M, C, k...] -> [C, k..., M]
+  for (int64_t d = 1; d < rank; ++d)
+    wPerm.push_back(d);
+  wPerm.push_back(0);
+  Shape wtShape;
+  for (int64_t d : wPerm)
+    wtShape.push_back(ws[d]);
+  Value wt;
+  auto wc = onnx::getConstantF32(w);
+  if (wc && elemType.isF32() && wc->numElements() == getNumElements(ws)) {
+    int64_t inner = wc->numElements() / M;
+    std::vector<float> t(wc->values.size());
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t j = 0; j < inner; ++j)
+        t[j * M + m] = wc->values[m * inner + j];
+    auto type = RankedTensorType::get(wtShape, elemType);
+    wt = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, ArrayRef<float>(t)));
+  } else {
+    wt = linalg::TransposeOp::create(b, loc, w, empty(loc, wtShape, elemType),
+                                     wPerm)
+             ->getResult(0);
+  }
+  // Result [N, o..., M], starting from the bias (or zeros).
+  Shape tShape = {outShape[0]};
+  for (int64_t i = 0; i < sp; ++i)
+    tShape.push_back(outShape[2 + i]);
+  tShape.push_back(M);
+  Value init;
+  if (bias) {
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
+        b.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+    init = linalg::GenericOp::create(
+               b, loc, TypeRange{RankedTensorType::get(tShape, elemType)},
+               ValueRange{bias}, ValueRange{empty(loc, tShape, elemType)}, maps,
+               it,
+               [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                 linalg::YieldOp::create(nb, nloc, args[0]);
+               })
+               .getResult(0);
+  } else {
+    init = filled(loc, tShape, elemType, createScalar(b, loc, elemType, 0));
+  }
+  // Loops (n, o..., c, k..., m).
+  int64_t loops = 3 + 2 * sp;
+  AffineExpr n = b.getAffineDimExpr(0), c = b.getAffineDimExpr(1 + sp),
+             m = b.getAffineDimExpr(loops - 1);
+  SmallVector<AffineExpr> xExprs = {n, c}, wExprs = {c}, oExprs = {n};
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr o = b.getAffineDimExpr(1 + i), k = b.getAffineDimExpr(2 + sp + i);
+    xExprs.push_back(o * strides[i] + k * dil[i]);
+    wExprs.push_back(k);
+    oExprs.push_back(o);
+  }
+  wExprs.push_back(m);
+  oExprs.push_back(m);
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xExprs, ctx),
+                                 AffineMap::get(loops, 0, wExprs, ctx),
+                                 AffineMap::get(loops, 0, oExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(1 + sp, utils::IteratorType::parallel);
+  iterators.append(1 + sp, utils::IteratorType::reduction);
+  iterators.push_back(utils::IteratorType::parallel);
+  (void)C;
+  auto conv = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{xp, wt}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value p = arith::MulFOp::create(nb, nloc, args[0], args[1]);
+        linalg::YieldOp::create(nb, nloc,
+                                arith::AddFOp::create(nb, nloc, args[2], p).getResult());
+      });
+  // Back to [N, M, o...].
+  SmallVector<int64_t> back = {0, sp + 1};
+  for (int64_t i = 0; i < sp; ++i)
+    back.push_back(1 + i);
+  Value out = linalg::TransposeOp::create(b, loc, conv.getResult(0),
+                                          empty(loc, outShape, elemType), back)
+                  ->getResult(0);
+  return Results{out};
 }
 
 FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
