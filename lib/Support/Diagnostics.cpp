@@ -10,6 +10,50 @@
 
 using namespace mlir;
 
+std::string lstm_opt::escapeForTerminal(StringRef text, bool keepLayout) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [&](unsigned char c) {
+    const char *digits = "0123456789abcdef";
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  };
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    if (c == '\\') {
+      out += "\\\\";
+      ++i;
+    } else if ((c < 0x20 || c == 0x7f) &&
+               !(keepLayout && (c == '\n' || c == '\t'))) {
+      hex(c);
+      ++i;
+    } else if (c < 0x80) {
+      out += char(c);
+      ++i;
+    } else {
+      // A UTF-8 sequence: its length from the lead byte, then continuation
+      // bytes; anything else is escaped byte by byte.
+      size_t n = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                 : (c & 0xf8) == 0xf0 ? 4 : 0;
+      bool ok = n && i + n <= text.size() && c >= 0xc2 && c <= 0xf4;
+      for (size_t k = 1; ok && k < n; ++k)
+        ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
+      // U+0080..U+009F are the C1 controls (0xc2 0x80..0x9f).
+      if (ok && c == 0xc2 && static_cast<unsigned char>(text[i + 1]) < 0xa0)
+        ok = false;
+      if (!ok) {
+        hex(c);
+        ++i;
+        continue;
+      }
+      out.append(text.data() + i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
 /// Finds the file location and the first NameLoc (the ONNX node) of `loc`.
 void lstm_opt::describeLocation(Location loc, std::string &file, unsigned &line,
                       unsigned &col, std::string &node) {
@@ -29,7 +73,9 @@ void lstm_opt::printToolDiagnostic(Diagnostic &diag) {
   std::string file, node;
   unsigned line = 0, col = 0;
   describeLocation(diag.getLocation(), file, line, col, node);
-  std::string message = diag.str();
+  std::string message = escapeForTerminal(diag.str(), /*keepLayout=*/true);
+  file = escapeForTerminal(file);
+  node = escapeForTerminal(node);
   StringRef severity;
   llvm::raw_ostream::Colors color = llvm::raw_ostream::RED;
   switch (diag.getSeverity()) {
@@ -56,6 +102,7 @@ void lstm_opt::printToolDiagnostic(Diagnostic &diag) {
     os << "node '" << node << "': ";
   os << message << "\n";
   for (Diagnostic &note : diag.getNotes())
-    os << "  note: " << note.str() << "\n";
+    os << "  note: " << escapeForTerminal(note.str(), /*keepLayout=*/true)
+       << "\n";
 }
 

@@ -147,9 +147,12 @@ private:
         return fail("bad number");
       uint64_t mag = 0;
       for (; pos < s.size() && isDigit(s[pos]); ++pos) {
-        mag = mag * 10 + (s[pos] - '0');
-        if (mag > uint64_t(INT64_MAX))
+        // Checked before the multiplication, which would otherwise wrap
+        // (2^64 read as 0).
+        uint64_t digit = s[pos] - '0';
+        if (mag > (uint64_t(INT64_MAX) - digit) / 10)
           return fail("integer out of range");
+        mag = mag * 10 + digit;
       }
       if (pos < s.size() && (s[pos] == 'L' || s[pos] == 'l'))
         ++pos; // python 2 long

@@ -2,6 +2,8 @@
 
 #include "lstm-opt/Tools/Report.h"
 
+#include "lstm-opt/Support/Diagnostics.h"
+
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,7 +42,8 @@ static int64_t total(const std::map<std::string, int64_t> &m) {
 }
 
 void RunReport::printText(llvm::raw_ostream &os) const {
-  os << "lstm-opt report: " << input << " -> " << output << "\n";
+  os << "lstm-opt report: " << escapeForTerminal(input) << " -> "
+     << escapeForTerminal(output) << "\n";
   os << "  nodes: " << total(opsBefore) << " -> " << total(opsAfter) << "\n";
   std::map<std::string, std::pair<int64_t, int64_t>> rows;
   for (auto &kv : opsBefore)
@@ -71,8 +74,8 @@ void RunReport::printText(llvm::raw_ostream &os) const {
   for (auto &r : remarks) {
     os << "    " << r.severity << ": ";
     if (!r.node.empty())
-      os << "node '" << r.node << "': ";
-    os << r.message << "\n";
+      os << "node '" << escapeForTerminal(r.node) << "': ";
+    os << escapeForTerminal(r.message, /*keepLayout=*/true) << "\n";
   }
 }
 

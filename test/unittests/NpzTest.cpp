@@ -586,3 +586,47 @@ TEST_F(NpzFiles, RejectsBadHeaders) {
 }
 
 } // namespace
+
+namespace {
+/// A .npy file with the given header dictionary and no data.
+std::string writeNpyWithHeader(StringRef dict) {
+  SmallString<128> path;
+  llvm::sys::fs::createTemporaryFile("npz-test", "npy", path);
+  std::string header = dict.str();
+  while ((10 + header.size() + 1) % 64)
+    header += ' ';
+  header += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += char(header.size() & 0xff);
+  bytes += char(header.size() >> 8);
+  bytes += header;
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  os << bytes;
+  return std::string(path);
+}
+} // namespace
+
+TEST(Npz, RejectsDimensionsPastInt64InsteadOfWrapping) {
+  // 2^64 and 2^64 + 1 once wrapped to 0 and 1 (numpy refuses the file).
+  for (StringRef dim : {"18446744073709551616", "18446744073709551617",
+                        "9223372036854775808"}) {
+    std::string path = writeNpyWithHeader(
+        ("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dim + ", 4), }")
+            .str());
+    auto a = readNpy(path);
+    ASSERT_FALSE(a) << dim.str();
+    std::string msg = llvm::toString(a.takeError());
+    EXPECT_NE(msg.find("integer out of range"), std::string::npos) << msg << " for " << dim.str();
+    llvm::sys::fs::remove(path);
+  }
+  // The largest int64 still parses, and is then too large a shape.
+  std::string path = writeNpyWithHeader(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (9223372036854775807, 4), }");
+  auto a = readNpy(path);
+  ASSERT_FALSE(a);
+  EXPECT_NE(llvm::toString(a.takeError()).find("shape too large"), std::string::npos);
+  llvm::sys::fs::remove(path);
+}

@@ -18,6 +18,13 @@ namespace lstm_opt {
 void describeLocation(mlir::Location loc, std::string &file, unsigned &line,
                       unsigned &col, std::string &node);
 
+/// `text` safe to print on a terminal: ASCII control characters, DEL, the
+/// C1 controls (U+0080..U+009F) and bytes that are not UTF-8 become `\xNN`
+/// (a backslash becomes `\\`), so a name in a model cannot move the cursor,
+/// recolour or retitle the user's terminal. Printable UTF-8 stays, and with
+/// `keepLayout` so do newlines and tabs (multi-line messages).
+std::string escapeForTerminal(llvm::StringRef text, bool keepLayout = false);
+
 /// Prints `diag` to stderr the way the tools do: `file: severity: node 'x':
 /// message` (file:line:col for textual input), with its notes.
 void printToolDiagnostic(mlir::Diagnostic &diag);

@@ -290,6 +290,20 @@ FailureOr<Type> ModelImporter::convertType(const pb::TypeProto &type,
   }
 }
 
+/// True if `file` lies strictly inside folder `dir`, compared component by
+/// component (a string prefix would let "/m2/x" count as inside "/m").
+static bool isInsideFolder(StringRef dir, StringRef file) {
+  auto d = llvm::sys::path::begin(dir), de = llvm::sys::path::end(dir);
+  auto f = llvm::sys::path::begin(file), fe = llvm::sys::path::end(file);
+  for (; d != de; ++d, ++f) {
+    if (*d == "/" && d == llvm::sys::path::begin(dir) && f != fe && *f == "/")
+      continue;
+    if (f == fe || *d != *f)
+      return false;
+  }
+  return f != fe;
+}
+
 FailureOr<AsmResourceBlob>
 ModelImporter::readExternalData(const pb::TensorProto &tensor,
                                 size_t expectedBytes, size_t align,
@@ -333,7 +347,7 @@ ModelImporter::readExternalData(const pb::TensorProto &tensor,
     // A path that does not exist may still try to escape: say which.
     SmallString<256> normalized(candidate);
     llvm::sys::path::remove_dots(normalized, /*remove_dot_dot=*/true);
-    if (!StringRef(normalized).starts_with(baseDir))
+    if (!isInsideFolder(baseDir, normalized))
       error() << what << ": external data path '" << location
               << "' is outside the model folder";
     else
@@ -341,27 +355,29 @@ ModelImporter::readExternalData(const pb::TensorProto &tensor,
               << "': " << ec.message();
     return failure();
   }
-  SmallString<256> prefix(dirReal);
-  llvm::sys::path::append(prefix, "");
-  if (!StringRef(fileReal).starts_with(prefix)) {
+  if (!isInsideFolder(dirReal, fileReal)) {
     error() << what << ": external data path '" << location
             << "' is outside the model folder";
     return failure();
   }
-  uint64_t fileSize = 0;
-  if (llvm::sys::fs::file_size(fileReal, fileSize)) {
-    error() << what << ": cannot read external data file '" << location << "'";
+  // Only a regular file: a FIFO or a device would block or never end.
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(fileReal, status) ||
+      status.type() != llvm::sys::fs::file_type::regular_file) {
+    error() << what << ": external data '" << location
+            << "' is not a regular file";
     return failure();
   }
+  uint64_t fileSize = status.getSize();
   uint64_t size = length.value_or(fileSize > offset ? fileSize - offset : 0);
   if (size != expectedBytes) {
     error() << what << ": external data holds " << size
             << " bytes but the shape needs " << expectedBytes;
     return failure();
   }
-  if (offset + size > fileSize) {
-    error() << what << ": external data range [" << offset << ", "
-            << offset + size << ") is past the end of '" << location << "' ("
+  if (offset > fileSize || size > fileSize - offset) {
+    error() << what << ": external data of " << size << " bytes at offset "
+            << offset << " is past the end of '" << location << "' ("
             << fileSize << " bytes)";
     return failure();
   }
@@ -1118,7 +1134,14 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
     if (failed(importNode(*graph.mutable_node(i), i, scope, block)))
       return failure();
 
+  llvm::StringSet<> outputNames;
   for (const auto &out : graph.output()) {
+    // Outputs are named values: the same name twice is no valid graph
+    // (ONNX Runtime refuses it) and would give one buffer two owners.
+    if (!outputNames.insert(out.name()).second) {
+      error() << "graph output '" << out.name() << "' is listed twice";
+      return failure();
+    }
     Value v = scope.lookup(out.name());
     if (!v) {
       error() << "graph output '" << out.name()
