@@ -274,6 +274,8 @@ private:
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
   FailureOr<Results> lowerPad(onnx::NodeOp op);
   FailureOr<Results> lowerConv(onnx::NodeOp op);
+  Value convInit(Location loc, Value bias, ArrayRef<int64_t> shape,
+                 int64_t channelDim, Type elemType);
   FailureOr<Results> lowerConvChannelsLast(onnx::NodeOp op, Value xp, Value w,
                                            Value bias, ArrayRef<int64_t> outShape,
                                            ArrayRef<int64_t> strides,
@@ -862,7 +864,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::ConcatOp op) {
 FailureOr<Results> FunctionLowering::lower(onnx::SplitOp op) {
   Value data = op.getInput();
   ArrayRef<int64_t> in = shapeOf(data);
-  int64_t rank = in.size(), n = op.getNumResults();
+  int64_t rank = in.size();
   auto axis = normalizeAxis(op.getAxis(), rank);
   if (!axis)
     return error(op) << "axis " << op.getAxis() << " is out of range for rank "
@@ -1554,6 +1556,26 @@ FailureOr<Results> FunctionLowering::lowerPad(onnx::NodeOp op) {
   return Results{generic.getResult(0)};
 }
 
+/// A Conv's accumulator: the bias [M] broadcast along every dimension of
+/// `shape` but `channelDim`, or zeros without a bias.
+Value FunctionLowering::convInit(Location loc, Value bias, ArrayRef<int64_t> shape,
+                                 int64_t channelDim, Type elemType) {
+  if (!bias)
+    return filled(loc, shape, elemType, createScalar(b, loc, elemType, 0));
+  int64_t rank = shape.size();
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, {b.getAffineDimExpr(channelDim)}, ctx),
+      b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{RankedTensorType::get(shape, elemType)},
+             ValueRange{bias}, ValueRange{empty(loc, shape, elemType)}, maps, it,
+             [&](OpBuilder &nb, Location nloc, ValueRange args) {
+               linalg::YieldOp::create(nb, nloc, args[0]);
+             })
+      .getResult(0);
+}
+
 FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
@@ -1622,24 +1644,7 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
              .getResult();
   if (group == 1)
     return lowerConvChannelsLast(op, xp, w, bias, outShape, strides, dil);
-  Value init;
-  if (bias) {
-    // The bias broadcast along every dimension but M.
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx),
-        b.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
-    init = linalg::GenericOp::create(
-               b, loc, TypeRange{RankedTensorType::get(outShape, elemType)},
-               ValueRange{bias}, ValueRange{empty(loc, outShape, elemType)}, maps,
-               it,
-               [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(nb, nloc, args[0]);
-               })
-               .getResult(0);
-  } else {
-    init = filled(loc, outShape, elemType, zero);
-  }
+  Value init = convInit(loc, bias, outShape, /*channelDim=*/1, elemType);
   int64_t loops = 3 + 2 * sp; // n, m, o..., c, k...
   AffineExpr n = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1),
              c = b.getAffineDimExpr(2 + sp);
@@ -1707,23 +1712,7 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
   for (int64_t i = 0; i < sp; ++i)
     tShape.push_back(outShape[2 + i]);
   tShape.push_back(M);
-  Value init;
-  if (bias) {
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(rank, 0, {b.getAffineDimExpr(rank - 1)}, ctx),
-        b.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> it(rank, utils::IteratorType::parallel);
-    init = linalg::GenericOp::create(
-               b, loc, TypeRange{RankedTensorType::get(tShape, elemType)},
-               ValueRange{bias}, ValueRange{empty(loc, tShape, elemType)}, maps,
-               it,
-               [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                 linalg::YieldOp::create(nb, nloc, args[0]);
-               })
-               .getResult(0);
-  } else {
-    init = filled(loc, tShape, elemType, createScalar(b, loc, elemType, 0));
-  }
+  Value init = convInit(loc, bias, tShape, /*channelDim=*/rank - 1, elemType);
   // Loops (n, o..., c, k..., m).
   int64_t loops = 3 + 2 * sp;
   AffineExpr n = b.getAffineDimExpr(0), c = b.getAffineDimExpr(1 + sp),
