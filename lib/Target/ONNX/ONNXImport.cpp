@@ -1093,7 +1093,11 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
     argAttrs.push_back(ioAttributes(in, dims));
   }
   if (isMain) {
+    // The function type takes the arguments first: setting attributes for
+    // arguments the type does not have yet trips MLIR's assertions.
     auto func = cast<func::FuncOp>(block->getParentOp());
+    func.setFunctionType(FunctionType::get(ctx, block->getArgumentTypes(),
+                                           func.getResultTypes()));
     func.setAllArgAttrs(argAttrs);
   }
 
