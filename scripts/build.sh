@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds lstm-opt into build/ (tools in build/bin/).
 # Usage: scripts/build.sh [ninja targets...]   (default: lstm-opt)
+# BUILD_DIR picks the folder (default build/); LSTM_OPT_CMAKE_ARGS adds CMake
+# flags when that folder is configured (scripts/test.sh --sanitize uses both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -8,8 +10,10 @@ BUILD_DIR=${BUILD_DIR:-build}
 ONNX_DIR=$(scripts/build-onnx.sh)
 if [ ! -f "$BUILD_DIR/build.ninja" ] ||
    ! grep -qx "ONNX_DIR:[A-Z]*=$ONNX_DIR" "$BUILD_DIR/CMakeCache.txt"; then
+  # shellcheck disable=SC2086  # LSTM_OPT_CMAKE_ARGS is a list of -D flags
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DONNX_DIR="$ONNX_DIR" >/dev/null
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DONNX_DIR="$ONNX_DIR" \
+    ${LSTM_OPT_CMAKE_ARGS:-} >/dev/null
 fi
 # Two cores: two jobs (linking against the shared libMLIR keeps links light).
 ninja -C "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "${@:-lstm-opt}"

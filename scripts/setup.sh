@@ -3,7 +3,8 @@
 #   Debian packages: LLVM/MLIR 22, protobuf (the ONNX library itself is built
 #                    from source by scripts/build-onnx.sh), googletest, cmake, ninja, ccache, python3-venv,
 #                    graphviz (pictures in the HTML report), zlib (npz reading),
-#                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run)
+#                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run),
+#                    clang-22 + libclang-rt-22-dev (the ASan/UBSan build of scripts/test.sh)
 #   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest;
 #   the ONNX models the silero-vad package ships (scripts/fetch-models.sh)
 # (Regenerating the PyTorch fixtures also needs python3-torch; see
@@ -19,6 +20,7 @@ APT_PACKAGES=(
   googletest libgtest-dev
   python3 python3-venv graphviz
   zlib1g-dev libomp-22-dev
+  clang-22 libclang-rt-22-dev
 )
 
 missing=()

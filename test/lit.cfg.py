@@ -60,6 +60,18 @@ if os.path.exists(os.path.join(_silero, ".complete")):
     config.available_features.add("silero-vad")
 config.substitutions.append(("%silero_models", _silero))
 
+# A sanitizer build (scripts/test.sh --sanitize): the `sanitizer` feature,
+# and the environment the instrumented tools need. Debian's libMLIR is not
+# instrumented: its inlined allocator code trips ASan's user poisoning.
+if getattr(config, "lstm_opt_sanitize", False):
+    config.available_features.add("sanitizer")
+    config.environment["ASAN_OPTIONS"] = (
+        "allow_user_poisoning=0:detect_leaks=1:abort_on_error=0:exitcode=86")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1:exitcode=87"
+    config.environment["LSAN_OPTIONS"] = (
+        "suppressions=" + os.path.join(config.lstm_opt_src_root, "test", "Utils",
+                                       "lsan.supp"))
+
 # The cuDNN runtime (issue 5): `cudnn-runtime` when libLstmOptCUDNNRuntime was
 # built; `cuda-device` when its test program's probe finds a usable CUDA
 # device. Without one, tests that need it are UNSUPPORTED, never passed.

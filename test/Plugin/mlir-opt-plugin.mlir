@@ -1,4 +1,6 @@
 // RUN: %mlir-opt %s --load-dialect-plugin=%plugin --load-pass-plugin=%plugin --pass-pipeline='builtin.module(lstm-opt-default)' | FileCheck %s
+// An instrumented plugin cannot load into the uninstrumented mlir-opt.
+// UNSUPPORTED: sanitizer
 
 // Debian's mlir-opt with lstm-opt loaded as a plugin: the dialects parse and
 // the default pipeline turns a standard ONNX LSTM into canonical form and back.

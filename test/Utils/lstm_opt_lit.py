@@ -27,7 +27,10 @@ def run_script(test, script, args, tool="lstm-opt"):
            os.path.join(test.config.lstm_opt_src_root, "test", "e2e", script),
            "--" + tool, os.path.join(test.config.lstm_opt_tools_dir, tool),
            "--workdir", tmp + ".d"] + args
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    # The suite's environment (a sanitizer build sets ASAN_OPTIONS etc.).
+    env = dict(os.environ)
+    env.update(test.config.environment)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return proc.returncode == 0, proc.stdout + proc.stderr
 
 

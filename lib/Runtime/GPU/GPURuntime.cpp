@@ -25,9 +25,18 @@
 
 namespace {
 
-std::mutex mutex;
-std::string lastError;
-std::map<CUfunction, std::string> kernelNames;
+/// The runtime's state. Never destroyed: a compiled model unloads its
+/// kernels (mgpuModuleUnload) from its own destructor at exit, which may run
+/// after this library's globals would have been torn down.
+struct State {
+  std::mutex mutex;
+  std::string lastError;
+  std::map<CUfunction, std::string> kernelNames;
+};
+State &state() {
+  static State *s = new State;
+  return *s;
+}
 int defaultDevice = 0;
 
 bool check(CUresult r, const char *call, const std::string &kernel = {}) {
@@ -42,8 +51,8 @@ bool check(CUresult r, const char *call, const std::string &kernel = {}) {
   if (!kernel.empty())
     msg += " [kernel '" + kernel + "']";
   fprintf(stderr, "%s\n", msg.c_str());
-  std::lock_guard<std::mutex> lock(mutex);
-  lastError = msg;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().lastError = msg;
   return false;
 }
 
@@ -70,9 +79,9 @@ public:
 };
 
 std::string nameOf(CUfunction f) {
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = kernelNames.find(f);
-  return it == kernelNames.end() ? std::string("?") : it->second;
+  std::lock_guard<std::mutex> lock(state().mutex);
+  auto it = state().kernelNames.find(f);
+  return it == state().kernelNames.end() ? std::string("?") : it->second;
 }
 
 } // namespace
@@ -84,8 +93,8 @@ LSTM_OPT_GPU_EXPORT int lstm_opt_gpu_device_available() {
   if (!CHECK(cuInit(0)) || !CHECK(cuDeviceGetCount(&count)))
     return 0;
   if (count == 0) {
-    std::lock_guard<std::mutex> lock(mutex);
-    lastError = "no CUDA device";
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().lastError = "no CUDA device";
     return 0;
   }
   return 1;
@@ -93,8 +102,8 @@ LSTM_OPT_GPU_EXPORT int lstm_opt_gpu_device_available() {
 
 /// The last error reported, or "" if none.
 LSTM_OPT_GPU_EXPORT const char *lstm_opt_gpu_last_error() {
-  std::lock_guard<std::mutex> lock(mutex);
-  return lastError.c_str();
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().lastError.c_str();
 }
 
 LSTM_OPT_GPU_EXPORT void mgpuSetDefaultDevice(int32_t device) {
@@ -136,8 +145,8 @@ LSTM_OPT_GPU_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,
                                                      const char *name) {
   CUfunction function = nullptr;
   if (CHECK(cuModuleGetFunction(&function, module, name), name)) {
-    std::lock_guard<std::mutex> lock(mutex);
-    kernelNames[function] = name;
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().kernelNames[function] = name;
   }
   return function;
 }
