@@ -43,8 +43,8 @@ fi
 
 # lit's summary lines look like '  Passed    : 54 (100.00%)', once per run.
 count() {
-  grep -E "^ *$1 *:" "$log" | grep -oE ': *[0-9]+' | grep -oE '[0-9]+' |
-    awk '{ s += $1 } END { print s + 0 }'
+  { grep -E "^ *$1 *:" "$log" || true; } | { grep -oE ': *[0-9]+' || true; } |
+    { grep -oE '[0-9]+' || true; } | awk '{ s += $1 } END { print s + 0 }'
 }
 passed=$(count Passed)
 failed=$(( $(count Failed) + $(count Unresolved) + $(count 'Unexpectedly Passed') + $(count 'Timed Out') ))
