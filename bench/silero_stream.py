@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "RealModels"))
 from lstm_opt.runtime import Model  # noqa: E402
-from silero_vad import speech_like  # noqa: E402
+from silero_vad import session, speech_like  # noqa: E402
 
 
 def cpu_name():
@@ -50,14 +50,6 @@ def isa():
     if "avx2" in flags:
         return "AVX2"
     return platform.machine()
-
-
-def session(path):
-    o = ort.SessionOptions()
-    o.log_severity_level = 3
-    o.intra_op_num_threads = 1
-    o.inter_op_num_threads = 1
-    return ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
 
 
 def time_stream(call, chunks, warmup):
