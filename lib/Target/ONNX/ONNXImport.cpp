@@ -290,6 +290,34 @@ FailureOr<Type> ModelImporter::convertType(const pb::TypeProto &type,
   }
 }
 
+/// Subgraphs (If/Loop/Scan bodies) nested deeper than this are refused
+/// before anything recurses over them: ONNX shape inference, the importer,
+/// the exporter and the printer all recurse once per level. Real models nest
+/// a few levels (silero-vad: 3).
+constexpr int kMaxSubgraphDepth = 64;
+
+/// The first node, in a walk without recursion, whose subgraphs nest deeper
+/// than kMaxSubgraphDepth; null if none.
+static const pb::NodeProto *tooDeeplyNested(const pb::GraphProto &root) {
+  std::vector<std::pair<const pb::GraphProto *, int>> work = {{&root, 0}};
+  while (!work.empty()) {
+    auto [g, depth] = work.back();
+    work.pop_back();
+    for (const auto &node : g->node())
+      for (const auto &a : node.attribute()) {
+        if (!a.has_g() && a.graphs_size() == 0)
+          continue;
+        if (depth + 1 > kMaxSubgraphDepth)
+          return &node;
+        if (a.has_g())
+          work.push_back({&a.g(), depth + 1});
+        for (const auto &sg : a.graphs())
+          work.push_back({&sg, depth + 1});
+      }
+  }
+  return nullptr;
+}
+
 /// True if `file` lies strictly inside folder `dir`, compared component by
 /// component (a string prefix would let "/m2/x" count as inside "/m").
 static bool isInsideFolder(StringRef dir, StringRef file) {
@@ -1173,6 +1201,12 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
     error() << "the model has no graph";
     return nullptr;
   }
+  if (const pb::NodeProto *deep = tooDeeplyNested(model.graph())) {
+    error() << "node '" << deep->name() << "' (" << deep->op_type()
+            << "): subgraphs are nested deeper than " << kMaxSubgraphDepth
+            << " levels";
+    return nullptr;
+  }
   for (const auto &o : model.opset_import()) {
     if (o.version() <= 0) {
       error() << "opset import of domain '" << o.domain()
@@ -1338,6 +1372,18 @@ OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
       text += '\n';
       rest = tail;
     }
+    // libonnx's parser recurses once per nested graph: bound the nesting
+    // (graph bodies are the '{' blocks) before it runs.
+    int depth = 0, maxDepth = 0;
+    for (char c : text) {
+      depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+      maxDepth = std::max(maxDepth, depth);
+    }
+    if (maxDepth > kMaxSubgraphDepth + 1) {
+      emitError(fileLoc) << "cannot parse ONNX text: graphs are nested deeper "
+                         << "than " << kMaxSubgraphDepth << " levels";
+      return nullptr;
+    }
     std::string err;
     if (!proto::parseModelText(text, model, err)) {
       emitError(fileLoc) << "cannot parse ONNX text: " << err;
@@ -1347,10 +1393,15 @@ OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
     google::protobuf::io::CodedInputStream stream(
         reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
     stream.SetTotalBytesLimit(INT_MAX);
+    // Each level of subgraph nesting is three message levels (Node,
+    // Attribute, Graph): room for kMaxSubgraphDepth, which importModel then
+    // reports clearly; deeper fails here, without recursing further.
+    stream.SetRecursionLimit(3 * kMaxSubgraphDepth + 16);
     if (bytes.empty() || !model.ParseFromCodedStream(&stream) ||
         !stream.ConsumedEntireMessage()) {
       emitError(fileLoc) << "not a valid ONNX model (the protobuf cannot be "
-                            "parsed; is the file truncated?)";
+                            "parsed; is the file truncated, or its subgraphs "
+                            "nested too deeply?)";
       return nullptr;
     }
   }

@@ -10,6 +10,8 @@ into OUT, by errors-hostile.test):
   esc.onnx           a node named with terminal escape sequences and a
                      missing required input (its error names the node)
   dup_out.onnx       a graph that lists its output 'y' twice
+  nested_if_*.onnx   If nested 3, 66 and 2,600 levels deep (binary), 10,000
+                     (text)
 
 Usage: make_hostile_models.py OUT
 """
@@ -64,3 +66,61 @@ with open(os.path.join(out, "esc.onnx"), "wb") as f:
 dup = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [x], [y, y])
 with open(os.path.join(out, "dup_out.onnx"), "wb") as f:
     f.write(dup.SerializeToString())
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(num, payload):
+    """A length-delimited protobuf field."""
+    if isinstance(payload, str):
+        payload = payload.encode()
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _float2(name):
+    """ValueInfoProto name: float[2]."""
+    dim = _field(1, _varint(1 << 3) + _varint(2))  # Dimension.dim_value = 2
+    tensor = _varint(1 << 3) + _varint(1) + _field(2, dim)  # elem_type FLOAT, shape
+    return _field(1, name) + _field(2, _field(1, tensor))
+
+
+def nested_if(depth):
+    """An If whose then-branch holds an If ... `depth` levels deep, encoded
+    by hand: onnx's Python protobuf refuses to build messages this deep."""
+    def graph(nodes, name, inputs=b""):
+        return b"".join(_field(1, n) for n in nodes) + _field(2, name) + inputs + \
+            _field(12, _float2("o"))
+    leaf = graph([_field(1, "x") + _field(2, "o") + _field(4, "Identity")], "leaf")
+    inner = leaf
+    for i in range(depth):
+        attr = lambda name, g: _field(1, name) + _field(6, g) + _varint(20 << 3) + _varint(5)
+        node = (_field(1, "c") + _field(2, "o") + _field(3, f"if{depth - i}") + _field(4, "If")
+                + _field(5, attr("then_branch", inner)) + _field(5, attr("else_branch", leaf)))
+        inner = graph([node], f"g{i}")
+    bool_c = _field(1, "c") + _field(2, _field(1, _varint(1 << 3) + _varint(9) + _field(2, b"")))
+    main = inner[:inner.rindex(_field(12, _float2("o")))]  # drop the output, re-add below
+    main = main + _field(11, bool_c) + _field(11, _float2("x")) + _field(12, _float2("o"))
+    opset = _field(1, "") + _varint(2 << 3) + _varint(17)
+    return _varint(1 << 3) + _varint(8) + _field(8, opset) + _field(7, main)
+
+
+# 3 is what silero-vad nests; 66 is past lstm-opt's limit of 64; 2,600
+# (which overflowed the importer's stack) is past what its protobuf parser
+# reads.
+for depth in (3, 66, 2600):
+    with open(os.path.join(out, f"nested_if_{depth}.onnx"), "wb") as f:
+        f.write(nested_if(depth))
+# The textual form, 10,000 levels deep (libonnx's parser recursed and crashed).
+text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng (bool c, float[2] x) => (float[2] o) {\n"
+opens = [f"o = If (c) <then_branch = t{i} () => (float[2] o) {{ " for i in range(10000)]
+closes = [f" }}, else_branch = e{i} () => (float[2] o) {{ o = Identity (x) }}>"
+          for i in reversed(range(10000))]
+with open(os.path.join(out, "nested_if_10000.onnxtext"), "w") as f:
+    f.write(text + "  " + "".join(opens) + "o = Identity (x)" + "".join(closes) + "\n}\n")
