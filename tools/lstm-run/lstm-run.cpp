@@ -27,12 +27,14 @@
 #include <climits>
 #include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <random>
 
 using namespace mlir;
@@ -114,6 +116,27 @@ int fail(const llvm::Twine &msg) {
   return 1;
 }
 
+/// The bytes a tensor of `shape` and `elemSize` needs, or an error message:
+/// computed with overflow checks, and at most this machine's memory, so a
+/// shape from a hostile model is refused before anything is allocated.
+std::optional<std::string> checkTensorBytes(llvm::StringRef what,
+                                            llvm::ArrayRef<int64_t> shape,
+                                            size_t elemSize) {
+  uint64_t bytes = elemSize;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return (what + " has a negative dimension").str();
+    if (d && bytes > UINT64_MAX / uint64_t(d))
+      return (what + " is too large (its byte size overflows 64 bits)").str();
+    bytes *= uint64_t(d);
+  }
+  uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  if (memory && bytes > memory)
+    return (what + " needs " + llvm::Twine(bytes) + " bytes, more than this "
+            "machine's memory (" + llvm::Twine(memory) + " bytes)").str();
+  return std::nullopt;
+}
+
 double peakRssMiB() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
@@ -165,6 +188,9 @@ makeRandomInputs(ModuleOp module,
       npz::Array a;
       a.shape.assign(t.getShape().begin(), t.getShape().end());
       Type e = t.getElementType();
+      if (auto err = checkTensorBytes("graph input '" + n + "'", a.shape,
+                                      std::max<size_t>(1, e.getIntOrFloatBitWidth() / 8)))
+        return f.emitError() << *err;
       size_t count = a.numElements();
       if (e.isF32()) {
         std::vector<float> v(count);
@@ -378,6 +404,11 @@ int main(int argc, char **argv) {
 
   // Inputs by name, in signature order, with the model's element types.
   const cpu::ModelSignature &sig = model->signature();
+  for (auto [list, kind] : {std::pair{&sig.inputs, "input"}, std::pair{&sig.outputs, "output"}})
+    for (const cpu::TensorSig &t : *list)
+      if (auto err = checkTensorBytes(std::string(kind) + " '" + t.name + "'",
+                                      t.shape, t.elementSize()))
+        return fail(modelPath + ": " + *err);
   std::vector<const void *> in;
   for (const cpu::TensorSig &t : sig.inputs) {
     auto it = llvm::find_if(*inputs, [&](auto &kv) { return kv.first == t.name; });
