@@ -122,6 +122,12 @@ std::optional<StepSlice> getStepSlice(Value v) {
       return std::nullopt;
     s.index += t.getDimSize(s.axis);
   }
+  // An index out of range makes the model invalid (ONNX Runtime refuses
+  // it): not a step, so the graph stays as it is rather than becoming a
+  // valid-looking layer.
+  if (s.index < 0 ||
+      (!t.isDynamicDim(s.axis) && s.index >= t.getDimSize(s.axis)))
+    return std::nullopt;
   return s;
 }
 

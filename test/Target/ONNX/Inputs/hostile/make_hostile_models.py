@@ -10,6 +10,7 @@ into OUT, by errors-hostile.test):
   esc.onnx           a node named with terminal escape sequences and a
                      missing required input (its error names the node)
   dup_out.onnx       a graph that lists its output 'y' twice
+  gather_out_of_range.onnx  an LSTMCell loop whose first step gathers step 7 of 5
   nested_if_*.onnx   If nested 3, 66 and 2,600 levels deep (binary), 10,000
                      (text)
 
@@ -124,3 +125,14 @@ closes = [f" }}, else_branch = e{i} () => (float[2] o) {{ o = Identity (x) }}>"
           for i in reversed(range(10000))]
 with open(os.path.join(out, "nested_if_10000.onnxtext"), "w") as f:
     f.write(text + "  " + "".join(opens) + "o = Identity (x)" + "".join(closes) + "\n}\n")
+
+# A Gather whose constant index is out of range (ONNX Runtime refuses the
+# model): torch_lstmcell_gather with step 0's index set to 7 of 5 steps.
+src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "e2e",
+                   "models", "torch_lstmcell_gather.onnx")
+m = onnx.load(src)
+first = next(n for n in m.graph.node if n.op_type == "Gather")
+for n in m.graph.node:
+    if n.op_type == "Constant" and n.output[0] == first.input[1]:
+        n.attribute[0].t.CopyFrom(onnx.numpy_helper.from_array(np.array(7, np.int64)))
+onnx.save(m, os.path.join(out, "gather_out_of_range.onnx"))
