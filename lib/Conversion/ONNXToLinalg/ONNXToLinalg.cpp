@@ -1683,7 +1683,7 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
   Location loc = op.getLoc();
   Type elemType = elementTypeOf(xp);
   ArrayRef<int64_t> ws = shapeOf(w);
-  int64_t rank = ws.size(), sp = rank - 2, M = ws[0], C = ws[1];
+  int64_t rank = ws.size(), sp = rank - 2, M = ws[0];
   SmallVector<int64_t> wPerm; // [M, C, k...] -> [C, k..., M]
   for (int64_t d = 1; d < rank; ++d)
     wPerm.push_back(d);
@@ -1732,7 +1732,6 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
   SmallVector<utils::IteratorType> iterators(1 + sp, utils::IteratorType::parallel);
   iterators.append(1 + sp, utils::IteratorType::reduction);
   iterators.push_back(utils::IteratorType::parallel);
-  (void)C;
   auto conv = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{xp, wt}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {

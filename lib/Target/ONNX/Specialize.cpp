@@ -219,7 +219,8 @@ LogicalResult lstm_opt::specializeModel(
             !isa<NoneType>(t) && (!r || !r.hasStaticShape()))
           allStatic = false;
     });
-    if ((allStatic && !inlined) || (round > 0 && !inlined && !folded))
+    // Nothing new to infer from: inference already ran over this graph.
+    if ((allStatic && !inlined) || (!inlined && !folded))
       return success();
     ModuleOp m = *module;
     std::string bytes;
