@@ -7,6 +7,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 
@@ -17,9 +18,8 @@ void lstm_opt::buildDefaultPipeline(OpPassManager &pm,
   (void)options;
   // (rnn-fuse-gate-gemms is not here: it would also merge products outside
   // any recurrent cell, and recognition reads per-gate products anyway.)
-  pm.addPass(rnn::createRNNRecognizeCellsPass());
-  pm.addPass(rnn::createRNNRollTimeLoopPass());
-  pm.addPass(rnn::createRNNPairBidirectionalPass());
+  if (failed(parsePassPipeline(kRecognitionPipeline, pm)))
+    llvm::report_fatal_error("lstm-opt: the recognition pipeline does not parse");
   pm.addPass(createConvertRNNToONNXPass());
 }
 

@@ -2,6 +2,7 @@
 
 #include "lstm-opt/Tools/LstmOptMain.h"
 
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/InitAll.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Support/Diagnostics.h"
@@ -258,6 +259,38 @@ LogicalResult writeAtomically(StringRef path, StringRef data) {
   return success();
 }
 
+/// Unrolls the model's recurrent Loop/Scan nodes (unrollRecurrentLoops).
+/// With `onlyIfFused` (the ONNX target, where a Loop runs as it is) a loop
+/// stays a loop unless its unrolled steps fuse into a layer: that is tried
+/// first on a copy, silently, with the recognition passes; the compiled
+/// targets take the unrolled steps either way (they do not run Loop).
+LogicalResult unrollLoopsThatFuse(OwningOpRef<ModuleOp> &module,
+                                  const ONNXImportOptions &options,
+                                  bool onlyIfFused) {
+  auto graph = [](ModuleOp m) -> func::FuncOp {
+    for (auto f : m.getOps<func::FuncOp>())
+      if (!f.isExternal() && !f.isPrivate())
+        return f;
+    return {};
+  };
+  func::FuncOp func = graph(*module);
+  if (!func || !onnx::hasLoopNodes(func))
+    return success();
+  SmallVector<int64_t> skip;
+  if (onlyIfFused) {
+    OwningOpRef<ModuleOp> trial = module->clone();
+    MLIRContext *ctx = module->getContext();
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    PassManager pm(ctx, ModuleOp::getOperationName());
+    if (succeeded(unrollRecurrentLoops(trial, options, {}, /*keepMarks=*/true)) &&
+        succeeded(parsePassPipeline(kRecognitionPipeline, pm)) &&
+        succeeded(pm.run(*trial)))
+      if (func::FuncOp f = graph(*trial))
+        skip = onnx::unfusedUnrolledLoops(f);
+  }
+  return unrollRecurrentLoops(module, options, skip);
+}
+
 double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - t)
@@ -304,6 +337,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       options.inputShapes[name.str()] = shape;
     }
     module = importONNXFile(inputPath, &context, options);
+    // Recurrent Loop/Scan nodes with a known trip count: unrolled, with
+    // types refined, so that the pipeline can recognise and roll their steps.
+    if (module && !hasExplicitPasses(argc, argv) &&
+        failed(unrollLoopsThatFuse(module, options, target == "onnx")))
+      return 1;
     // Compiled targets: specialised to the bound inputs, with types refined
     // by shape inference over the result (specializeModel).
     if (module && target != "onnx") {

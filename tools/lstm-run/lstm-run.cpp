@@ -363,7 +363,7 @@ int main(int argc, char **argv) {
       io.inputShapes[name.str()] = shape;
     }
     OwningOpRef<ModuleOp> module = importONNXFile(modelPath, &context, io);
-    if (!module)
+    if (!module || failed(unrollRecurrentLoops(module, io)))
       return 1;
     // Small int64 inputs (a sample rate, a mode) are compiled in as
     // constants: If branches they select are inlined and shapes that depend

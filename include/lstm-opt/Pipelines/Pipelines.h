@@ -4,12 +4,20 @@
 #define LSTM_OPT_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace mlir {
 class OpPassManager;
 } // namespace mlir
 
 namespace lstm_opt {
+
+/// The front half every target runs first, as pass-pipeline text: recurrent
+/// loops unrolled, cells recognised, rolled into layers, bidirectional halves
+/// paired. Each pass leaves what it cannot prove untouched, with a remark.
+inline constexpr llvm::StringLiteral kRecognitionPipeline =
+    "rnn-unroll-recurrent-loops,rnn-recognize-cells,rnn-roll-time-loop,"
+    "rnn-pair-bidirectional";
 
 struct DefaultPipelineOptions
     : public mlir::PassPipelineOptions<DefaultPipelineOptions> {};

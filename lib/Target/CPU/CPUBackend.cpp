@@ -23,6 +23,7 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "lstm-opt/Pipelines/Pipelines.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -206,7 +207,7 @@ std::vector<std::string>
 lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
   std::string p;
   if (options.recognize)
-    p += "rnn-recognize-cells,rnn-roll-time-loop,rnn-pair-bidirectional,";
+    p += (kRecognitionPipeline + ",").str();
   if (options.cuda)
     p += llvm::formatv("rnn-stack-layers,convert-rnn-to-cudnn{{data-type={0} "
                        "algo={1}},",

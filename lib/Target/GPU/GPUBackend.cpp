@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "lstm-opt/Pipelines/Pipelines.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,7 +26,7 @@ void lstm_opt::gpu_backend::buildGPUPipeline(OpPassManager &pm,
                                              const GPUOptions &options) {
   std::string p;
   if (options.recognize)
-    p += "rnn-recognize-cells,rnn-roll-time-loop,rnn-pair-bidirectional,";
+    p += (kRecognitionPipeline + ",").str();
   p += llvm::formatv("convert-rnn-to-gpu{{mapping=gpu design={0}}",
                      options.design)
            .str();

@@ -511,7 +511,13 @@ LogicalResult ModelExporter::exportGraph(Block &block,
         pb::ValueInfoProto &vi = *graph.add_value_info();
         vi.set_name(name);
         bool known;
-        if (failed(exportType(init.getLoc(), init.getType(), {},
+        // The declared type, unless value_info is written only to carry
+        // metadata (shape inference then reads the tensor's own type).
+        Type declared = init.getType();
+        if (auto t = init->getAttrOfType<TypeAttr>(od::attrs::kValueInfoType);
+            t && options.writeValueInfo)
+          declared = t.getValue();
+        if (failed(exportType(init.getLoc(), declared, {},
                               *vi.mutable_type(), known)) ||
             failed(writeProps(init.getLoc(), info, od::attrs::kValueInfo,
                               vi.mutable_metadata_props())))

@@ -318,6 +318,89 @@ static const pb::NodeProto *tooDeeplyNested(const pb::GraphProto &root) {
   return nullptr;
 }
 
+/// Every subgraph under `root` (not `root` itself), in a walk without
+/// recursion (the nesting is bounded before this runs).
+static std::vector<pb::GraphProto *> subgraphsOf(pb::GraphProto &root) {
+  std::vector<pb::GraphProto *> all, work = {&root};
+  while (!work.empty()) {
+    pb::GraphProto *g = work.back();
+    work.pop_back();
+    for (auto &node : *g->mutable_node())
+      for (auto &a : *node.mutable_attribute()) {
+        if (a.has_g()) {
+          all.push_back(a.mutable_g());
+          work.push_back(a.mutable_g());
+        }
+        for (auto &sg : *a.mutable_graphs()) {
+          all.push_back(&sg);
+          work.push_back(&sg);
+        }
+      }
+  }
+  return all;
+}
+
+/// Whether two declared tensor types can describe the same value: the same
+/// element type, and, where both have a shape of the same rank, no two known
+/// dimensions that differ.
+static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b) {
+  if (!a.has_tensor_type() || !b.has_tensor_type())
+    return a.SerializeAsString() == b.SerializeAsString();
+  const auto &ta = a.tensor_type(), &tb = b.tensor_type();
+  if (ta.elem_type() != tb.elem_type())
+    return false;
+  if (!ta.has_shape() || !tb.has_shape())
+    return true;
+  if (ta.shape().dim_size() != tb.shape().dim_size())
+    return false;
+  for (int i = 0; i < ta.shape().dim_size(); ++i) {
+    const auto &x = ta.shape().dim(i), &y = tb.shape().dim(i);
+    if (x.has_dim_value() && y.has_dim_value() && x.dim_value() != y.dim_value())
+      return false;
+  }
+  return true;
+}
+
+/// The declared outputs and value_info of every subgraph, as the file has
+/// them. Shape inference merges what it infers into them (`float[?,?]`
+/// becomes `float[2,?]`); restoring them afterwards keeps a round trip
+/// lossless, as the main graph's declared outputs are kept. A declared
+/// value_info entry that contradicts what inference found stays replaced:
+/// the values' types must be right for the passes.
+struct SubgraphDeclarations {
+  struct Entry {
+    pb::GraphProto *graph;
+    google::protobuf::RepeatedPtrField<pb::ValueInfoProto> outputs, infos;
+  };
+  std::vector<Entry> entries;
+
+  explicit SubgraphDeclarations(pb::GraphProto &root) {
+    for (pb::GraphProto *g : subgraphsOf(root))
+      entries.push_back({g, g->output(), g->value_info()});
+  }
+
+  void restore() {
+    for (Entry &e : entries) {
+      pb::GraphProto &g = *e.graph;
+      if (g.output_size() == e.outputs.size()) {
+        bool ok = true;
+        for (int i = 0; i < g.output_size() && ok; ++i)
+          ok = g.output(i).name() == e.outputs[i].name() &&
+               compatibleTypes(g.output(i).type(), e.outputs[i].type());
+        if (ok)
+          *g.mutable_output() = e.outputs;
+      }
+      llvm::StringMap<const pb::ValueInfoProto *> declared;
+      for (const auto &vi : e.infos)
+        declared[vi.name()] = &vi;
+      for (auto &vi : *g.mutable_value_info())
+        if (const pb::ValueInfoProto *d = declared.lookup(vi.name());
+            d && compatibleTypes(vi.type(), d->type()))
+          *vi.mutable_type() = d->type();
+    }
+  }
+};
+
 /// True if `file` lies strictly inside folder `dir`, compared component by
 /// component (a string prefix would let "/m2/x" count as inside "/m").
 static bool isInsideFolder(StringRef dir, StringRef file) {
@@ -1152,9 +1235,17 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
       auto op = od::InitializerOp::create(builder, loc, value->getType(),
                                           init.name(), *value,
                                           inputNames.contains(init.name()));
-      if (const pb::ValueInfoProto *vi = valueInfoOf(init.name()))
+      if (const pb::ValueInfoProto *vi = valueInfoOf(init.name())) {
         op->setAttr(od::attrs::kValueInfo,
                     propsAttr(builder, vi->metadata_props()));
+        if (vi->has_type()) {
+          FailureOr<Type> declared = convertType(vi->type(), init.name());
+          if (failed(declared))
+            return failure();
+          if (*declared != op.getType())
+            op->setAttr(od::attrs::kValueInfoType, TypeAttr::get(*declared));
+        }
+      }
       scope.values[init.name()] = op.getResult();
     }
   }
@@ -1267,12 +1358,15 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
       // Inference merges what it infers into the declared graph outputs
       // (a symbolic dim may become static): keep the declared ones.
       auto declaredOutputs = model.graph().output();
+      SubgraphDeclarations declaredSubgraphs(*model.mutable_graph());
       if (!proto::inferShapes(model, err,
                               /*dataPropagation=*/!options.inputShapes.empty()))
         inferenceWarning = "ONNX shape inference failed (" + err +
                            "); intermediate types stay unknown";
-      if (options.inputShapes.empty())
+      if (options.inputShapes.empty()) {
         *model.mutable_graph()->mutable_output() = std::move(declaredOutputs);
+        declaredSubgraphs.restore();
+      }
     }
   }
 

@@ -20,7 +20,15 @@
 #include "llvm/ADT/SmallString.h"
 
 using namespace mlir;
+using namespace lstm_opt;
 namespace od = lstm_opt::onnx;
+
+static func::FuncOp graphOf(ModuleOp m) {
+  for (auto f : m.getOps<func::FuncOp>())
+    if (!f.isExternal() && !f.isPrivate())
+      return f;
+  return {};
+}
 
 namespace {
 
@@ -124,7 +132,46 @@ void eraseDeadOps(func::FuncOp func) {
   }
 }
 
+/// Runs the ONNX library's shape inference over `module` (an export and
+/// import in memory, without value_info so that nothing stale is kept) and
+/// replaces it by the result.
+LogicalResult reinferShapes(OwningOpRef<ModuleOp> &module,
+                            const ONNXImportOptions &options) {
+  ModuleOp m = *module;
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  ONNXExportOptions exportOptions;
+  exportOptions.writeValueInfo = false;
+  exportOptions.runChecker = false;
+  if (failed(exportONNX(m, os, ONNXFileFormat::Binary, exportOptions)))
+    return failure();
+  auto source = m->getAttrOfType<StringAttr>(od::attrs::kSourceFile);
+  SmallString<64> name(source ? source.getValue() : "model");
+  OwningOpRef<ModuleOp> refined =
+      importONNXBuffer(bytes, ONNXFileFormat::Binary, name, /*baseDir=*/"",
+                       m.getContext(), options);
+  if (!refined)
+    return failure();
+  module = std::move(refined);
+  return success();
+}
+
 } // namespace
+
+LogicalResult lstm_opt::unrollRecurrentLoops(OwningOpRef<ModuleOp> &module,
+                                             const ONNXImportOptions &options,
+                                             ArrayRef<int64_t> skip,
+                                             bool keepMarks) {
+  func::FuncOp func = graphOf(*module);
+  if (!func || !od::unrollRecurrentLoops(func, {}, skip))
+    return success();
+  eraseDeadOps(func);
+  if (failed(reinferShapes(module, options)))
+    return failure();
+  if (!keepMarks)
+    od::stripUnrolledMarks(graphOf(*module));
+  return success();
+}
 
 bool lstm_opt::parseInputBinding(StringRef spec, std::string &name,
                                  std::vector<int64_t> &values) {
@@ -145,12 +192,6 @@ bool lstm_opt::parseInputBinding(StringRef spec, std::string &name,
 }
 
 /// The graph function of a module (its one public function), or null.
-static func::FuncOp graphOf(ModuleOp m) {
-  for (auto f : m.getOps<func::FuncOp>())
-    if (!f.isExternal() && !f.isPrivate())
-      return f;
-  return {};
-}
 
 LogicalResult lstm_opt::specializeModel(
     OwningOpRef<ModuleOp> &module,
@@ -222,22 +263,8 @@ LogicalResult lstm_opt::specializeModel(
     // Nothing new to infer from: inference already ran over this graph.
     if ((allStatic && !inlined) || (!inlined && !folded))
       return success();
-    ModuleOp m = *module;
-    std::string bytes;
-    llvm::raw_string_ostream os(bytes);
-    ONNXExportOptions exportOptions;
-    exportOptions.writeValueInfo = false;
-    exportOptions.runChecker = false;
-    if (failed(exportONNX(m, os, ONNXFileFormat::Binary, exportOptions)))
+    if (failed(reinferShapes(module, options)))
       return failure();
-    auto source = m->getAttrOfType<StringAttr>(od::attrs::kSourceFile);
-    SmallString<64> name(source ? source.getValue() : "model");
-    OwningOpRef<ModuleOp> refined =
-        importONNXBuffer(bytes, ONNXFileFormat::Binary, name, /*baseDir=*/"",
-                         m.getContext(), options);
-    if (!refined)
-      return failure();
-    module = std::move(refined);
     func = graphOf(*module);
     if (func)
       markBound(func);

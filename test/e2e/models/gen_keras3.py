@@ -255,10 +255,8 @@ def keras3_gru_loop():
         expect("gru", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
                              linear_before_reset=True, outputs="last_h_only")]),
         KERAS_GRU_ORDER_AFTER,
-        time_loop="ONNX Loop (body: one GRU step; trip count and condition are constants)",
-        expected_gap="the recurrence is an ONNX Loop whose body holds one GRU step (Gather x[t], 2 Gemm, "
-                     "Split/Slice, Sigmoid/Tanh, h' = z*h + (1-z)*h~); lstm-opt only recognises unrolled "
-                     "steps in the main graph and does not roll Loop/Scan bodies into a GRU op yet")
+        time_loop="ONNX Loop (body: one GRU step; trip count and condition are constants): lstm-opt "
+                  "unrolls it (rnn-unroll-recurrent-loops), then recognises and rolls the 5 steps")
 
 
 def keras3_lstm_stacked_unroll():

@@ -76,6 +76,20 @@ specializeModel(mlir::OwningOpRef<mlir::ModuleOp> &module,
                 const std::map<std::string, std::vector<int64_t>> &values,
                 const ONNXImportOptions &options);
 
+/// Unrolls the graph's recurrent Loop/Scan nodes whose iteration count is
+/// known at compile time (onnx::unrollRecurrentLoops), then, if any was
+/// unrolled, runs the ONNX library's shape inference over the result (with
+/// `options`) so that the copied steps get the static types the recogniser
+/// needs. `module` is replaced by the refined one.
+/// Loops whose ordinal is in `skip` are left alone (see
+/// onnx::unrollRecurrentLoops). The copies' marks are removed unless
+/// `keepMarks` (to ask onnx::unfusedUnrolledLoops after a trial run).
+mlir::LogicalResult
+unrollRecurrentLoops(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                     const ONNXImportOptions &options = {},
+                     llvm::ArrayRef<int64_t> skip = {},
+                     bool keepMarks = false);
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H

@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -275,8 +276,8 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
       return std::nullopt;
     return fold(cast.getInput(), limit, depth + 1);
   }
-  if (!isa<onnx::SliceOp, onnx::ConcatOp, onnx::SqueezeOp, onnx::UnsqueezeOp,
-           onnx::ReshapeOp, onnx::TransposeOp>(def))
+  if (!isa<onnx::SliceOp, onnx::SplitOp, onnx::ConcatOp, onnx::SqueezeOp,
+           onnx::UnsqueezeOp, onnx::ReshapeOp, onnx::TransposeOp>(def))
     return std::nullopt;
   SmallVector<F32Tensor, 4> ins;
   unsigned dataOperands = isa<onnx::ConcatOp>(def) ? def->getNumOperands() : 1;
@@ -389,7 +390,25 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
       }
     return out;
   }
-  auto w = sliceWindow(cast<onnx::SliceOp>(def), in.shape);
+  std::optional<SliceWindow> w;
+  if (auto split = dyn_cast<onnx::SplitOp>(def)) {
+    // Result k of a Split: the window of its part along the axis.
+    auto axis = normAxis(split.getAxis(), rank);
+    std::string why;
+    if (!axis)
+      return std::nullopt;
+    auto sizes = onnx::getSplitSizes(def, in.shape[*axis], why);
+    if (failed(sizes))
+      return std::nullopt;
+    unsigned k = cast<OpResult>(v).getResultNumber();
+    w = SliceWindow{SmallVector<int64_t>(rank, 0), SmallVector<int64_t>(rank, 1),
+                    SmallVector<int64_t>(in.shape.begin(), in.shape.end())};
+    for (unsigned j = 0; j < k; ++j)
+      w->first[*axis] += (*sizes)[j];
+    w->shape[*axis] = (*sizes)[k];
+  } else {
+    w = sliceWindow(cast<onnx::SliceOp>(def), in.shape);
+  }
   if (!w)
     return std::nullopt;
   int64_t n = countOf(w->shape, limit);
@@ -488,6 +507,37 @@ int64_t onnx::inferRank(Value v, int depth) {
 /// arithmetic exporters emit, e.g. PyTorch's chunk: Shape -> Gather -> Add ->
 /// Div -> Mul -> Slice bounds).
 static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth);
+
+/// A float value known exactly as integers: a float constant whose elements
+/// are integers of magnitude <= 2^24, or such an integer value cast to
+/// float. Both are exact in f32, so comparisons of them are exact.
+static std::optional<SmallVector<int64_t>> integralFloat(Value v, int depth) {
+  constexpr int64_t kExact = int64_t(1) << 24;
+  v = skipIdentities(v);
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !isa<FloatType>(t.getElementType()) || !t.hasStaticShape() ||
+      t.getNumElements() > 64)
+    return std::nullopt;
+  if (auto c = v.getDefiningOp<CastOp>()) {
+    auto in = dyn_cast<TensorType>(c.getInput().getType());
+    if (!in || !isa<IntegerType>(in.getElementType()))
+      return std::nullopt;
+    auto x = evaluateInts(c.getInput(), depth + 1);
+    if (!x || llvm::any_of(*x, [&](int64_t e) { return e > kExact || e < -kExact; }))
+      return std::nullopt;
+    return x;
+  }
+  auto f = onnx::getConstantF32(v);
+  if (!f)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (float e : f->values) {
+    if (!(std::fabs(e) <= (float)kExact) || e != std::trunc(e))
+      return std::nullopt;
+    out.push_back((int64_t)e);
+  }
+  return out;
+}
 
 static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
                                                       int depth) {
@@ -623,6 +673,19 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     };
     if (fn && ins.size() == 2 && intOperands())
       return binary(ins[0], ins[1], fn);
+    // A loop condition written in floats (tf2onnx casts TF's counters):
+    // compared exactly when both sides are integers that f32 holds exactly.
+    if (fn && ins.size() == 2 && type != "And" && type != "Or") {
+      auto x = integralFloat(ins[0], depth + 1);
+      auto y = integralFloat(ins[1], depth + 1);
+      if (!x || !y || (x->size() != y->size() && x->size() != 1 && y->size() != 1))
+        return std::nullopt;
+      size_t n = std::max(x->size(), y->size());
+      SmallVector<int64_t> out;
+      for (size_t i = 0; i < n; ++i)
+        out.push_back(*fn((*x)[x->size() == 1 ? 0 : i], (*y)[y->size() == 1 ? 0 : i]));
+      return out;
+    }
     if (type == "Size" && ins.size() == 1) {
       auto t = dyn_cast<RankedTensorType>(ins[0].getType());
       if (!t || !t.hasStaticShape())
@@ -775,6 +838,23 @@ std::optional<SmallVector<int64_t>> onnx::getConstantInts(ElementsAttr attr) {
   if (!attr)
     return std::nullopt;
   Type e = attr.getElementType();
+  if (e.isInteger(1)) {
+    // Bools (a loop's condition): dense, or a resource of one byte each.
+    SmallVector<int64_t> out;
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      if (dense.getNumElements() > (int64_t(1) << 20))
+        return std::nullopt;
+      for (bool b : dense.getValues<bool>())
+        out.push_back(b);
+      return out;
+    }
+    auto bytes = rawBytes(attr, 1);
+    if (!bytes)
+      return std::nullopt;
+    for (char c : *bytes)
+      out.push_back(c != 0);
+    return out;
+  }
   if (!e.isInteger(64) && !e.isInteger(32))
     return std::nullopt;
   size_t w = e.isInteger(64) ? 8 : 4;
@@ -801,7 +881,8 @@ ConstantBuilder::ConstantBuilder(func::FuncOp func) : func(func) {
 }
 
 Value ConstantBuilder::create(Location loc, StringRef name,
-                              RankedTensorType type, ArrayRef<char> bytes) {
+                              RankedTensorType type, ArrayRef<char> bytes,
+                              ElementsAttr given) {
   std::string typeKey;
   llvm::raw_string_ostream(typeKey) << type;
   auto key = std::make_pair(typeKey, std::string(bytes.data(), bytes.size()));
@@ -817,8 +898,9 @@ Value ConstantBuilder::create(Location loc, StringRef name,
   while (pos != entry.end() && isa<InitializerOp>(*pos))
     ++pos;
   b.setInsertionPoint(&entry, pos);
-  ElementsAttr value;
-  if (bytes.size() <= 64) {
+  ElementsAttr value = given;
+  if (value) {
+  } else if (bytes.size() <= 64) {
     value = DenseElementsAttr::getFromRawBuffer(type, bytes);
   } else {
     size_t align = type.getElementTypeBitWidth() / 8;
@@ -856,6 +938,21 @@ Value ConstantBuilder::getI64(Location loc, StringRef name,
   return create(loc, name, type,
                 ArrayRef<char>(reinterpret_cast<const char *>(values.data()),
                                values.size() * 8));
+}
+
+Value ConstantBuilder::getInts(Location loc, StringRef name,
+                               RankedTensorType type,
+                               ArrayRef<int64_t> values) {
+  auto et = cast<IntegerType>(type.getElementType());
+  SmallVector<APInt> ints;
+  for (int64_t v : values)
+    ints.push_back(APInt(et.getWidth(), v, /*isSigned=*/true,
+                         /*implicitTrunc=*/true));
+  // Keyed by the int64 values: equal for equal content of one type.
+  return create(loc, name, type,
+                ArrayRef<char>(reinterpret_cast<const char *>(values.data()),
+                               values.size() * 8),
+                DenseElementsAttr::get(type, ints));
 }
 
 static RankedTensorType rankedOrNull(Value v) {

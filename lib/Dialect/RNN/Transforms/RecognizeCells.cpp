@@ -117,6 +117,10 @@ int64_t rankOf(Value v) {
 int64_t knownWidth(Value v) { return od::inferLastDim(v); }
 int64_t knownRank(Value v) { return od::inferRank(v); }
 
+/// The most elements of a bias computed from constants (a broadcast bias
+/// is [batch, N]).
+constexpr int64_t kMaxFoldedBias = int64_t(1) << 22;
+
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
 class LinearAnalyzer {
 public:
@@ -138,9 +142,16 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     v = id.getInput();
   }
   Operation *def = v.getDefiningOp();
-  // A constant: a bias, broadcast along the batch.
-  if (od::getConstantAttr(v)) {
-    auto c = od::getConstantF32(v);
+  // A constant: a bias, broadcast along the batch. Also one computed from
+  // constants by data movement (a Squeeze or Reshape of a bias row, the
+  // part of a Split): exporters of loop bodies write those.
+  std::optional<od::F32Tensor> folded;
+  if (def && !od::getConstantAttr(v) &&
+      isa<od::SqueezeOp, od::UnsqueezeOp, od::ReshapeOp, od::SplitOp,
+          od::SliceOp, od::ConcatOp, od::TransposeOp, od::CastOp>(def))
+    folded = od::foldConstantF32(v, kMaxFoldedBias);
+  if (od::getConstantAttr(v) || folded) {
+    auto c = folded ? folded : od::getConstantF32(v);
     if (!c) {
       why = "a constant in a gate pre-activation is not f32";
       return failure();
@@ -476,7 +487,9 @@ const std::vector<float> &CellRecognizer::constant(Value v) {
   auto it = constCache.find(v);
   if (it != constCache.end())
     return it->second;
-  return constCache[v] = od::getConstantF32(v)->values;
+  if (od::getConstantAttr(v))
+    return constCache[v] = od::getConstantF32(v)->values;
+  return constCache[v] = od::foldConstantF32(v, kMaxFoldedBias)->values;
 }
 
 Value CellRecognizer::materializeWeights(

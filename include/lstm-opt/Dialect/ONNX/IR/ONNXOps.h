@@ -56,6 +56,9 @@ inline constexpr llvm::StringLiteral kProps = "onnx.metadata";
 /// ...]}; on an onnx.initializer: its value_info entry's metadata_props (the
 /// initializer had a value_info entry).
 inline constexpr llvm::StringLiteral kValueInfo = "onnx.value_info";
+/// On an initializer: the type its value_info entry declares, where that
+/// differs from the tensor's own type (kept for a lossless round trip).
+inline constexpr llvm::StringLiteral kValueInfoType = "onnx.value_info_type";
 /// On the module: the file the model was read from (for messages).
 inline constexpr llvm::StringLiteral kSourceFile = "onnx.source_file";
 } // namespace attrs

@@ -82,6 +82,11 @@ public:
   mlir::Value getI64(mlir::Location loc, llvm::StringRef name,
                      llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<int64_t> values);
+  /// An integer constant of any width (bool included): `values` truncated
+  /// to the element type.
+  mlir::Value getInts(mlir::Location loc, llvm::StringRef name,
+                      mlir::RankedTensorType type,
+                      llvm::ArrayRef<int64_t> values);
   /// Drops `op` from the reuse cache; call it before erasing an initializer
   /// this builder may have handed out (eraseDeadOps' onErase), or a later
   /// request for the same content would get the erased value.
@@ -93,7 +98,8 @@ public:
 
 private:
   mlir::Value create(mlir::Location loc, llvm::StringRef name,
-                     mlir::RankedTensorType type, llvm::ArrayRef<char> bytes);
+                     mlir::RankedTensorType type, llvm::ArrayRef<char> bytes,
+                     mlir::ElementsAttr given = {});
   mlir::func::FuncOp func;
   llvm::StringSet<> names;
   std::map<std::pair<std::string, std::string>, mlir::Value> byContent;
@@ -128,6 +134,36 @@ void eraseDeadOps(llvm::ArrayRef<mlir::Operation *> ops,
 /// Marks `op` as lstm-opt's output name for result `i` (keeps exported names
 /// readable).
 void setOutputName(mlir::Operation *op, unsigned i, llvm::StringRef name);
+
+/// Limits on unrolling one Loop/Scan: iterations, and ops copied in all.
+struct UnrollLimits {
+  int64_t maxTrips = 4096;
+  int64_t maxOps = 200000;
+};
+
+/// Replaces each recurrent ONNX Loop/Scan at the top level of `func` whose
+/// iteration count is known at compile time by its unrolled iterations (see
+/// UnrollLoops.cpp); others get a remark naming the node and the reason.
+/// Returns the number unrolled.
+/// Loops whose ordinal (place among the graph's top-level Loop/Scan nodes)
+/// is in `skip` are left alone, with a remark that their steps do not fuse.
+/// Every copied op is marked with its loop's ordinal and its iteration (a
+/// metadata_props entry `lstm_opt.unrolled`, so that the mark survives an
+/// export and import); stripUnrolledMarks removes the marks.
+int unrollRecurrentLoops(mlir::func::FuncOp func,
+                         const UnrollLimits &limits = {},
+                         llvm::ArrayRef<int64_t> skip = {});
+
+/// Whether the graph has a top-level Loop or Scan node.
+bool hasLoopNodes(mlir::func::FuncOp func);
+
+/// The ordinals of unrolled loops whose copies still carry the recurrence
+/// from one iteration to the next (after the pipeline: the steps did not
+/// fuse into a layer).
+llvm::SmallVector<int64_t> unfusedUnrolledLoops(mlir::func::FuncOp func);
+
+/// Removes the marks unrollRecurrentLoops put on the copies.
+void stripUnrolledMarks(mlir::func::FuncOp func);
 
 } // namespace lstm_opt::onnx
 

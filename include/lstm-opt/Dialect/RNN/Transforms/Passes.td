@@ -5,6 +5,34 @@
 
 include "mlir/Pass/PassBase.td"
 
+def RNNUnrollRecurrentLoopsPass
+    : Pass<"rnn-unroll-recurrent-loops", "mlir::ModuleOp"> {
+  let summary = "Unroll ONNX Loop/Scan nodes whose body is a recurrent step";
+  let description = [{
+    An ONNX `Loop` or `Scan` at the top level of the graph whose body is one
+    step of a recurrence (a value the loop carries and changes reaches a
+    MatMul/Gemm whose result reaches Sigmoid/Tanh/Relu) and whose number of
+    iterations is known at compile time (a constant trip count, a condition
+    that folds at every iteration, or the static length of the scanned axis)
+    becomes that many copies of its body chained through the carried values,
+    with per-iteration outputs stacked by Unsqueeze + Concat: the unrolled
+    form that rnn-recognize-cells and rnn-roll-time-loop turn into one layer.
+    Exact: the copies are the body's ops. Other loops are left alone (with a
+    remark when the body is recurrent). See
+    docs/passes/rnn-unroll-recurrent-loops.md.
+  }];
+  let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
+  let options = [
+    Option<"maxTrips", "max-trips", "int64_t", "4096",
+           "Unroll only loops of at most this many iterations">,
+    Option<"maxOps", "max-ops", "int64_t", "200000",
+           "Unroll only if at most this many ops are copied in all">,
+  ];
+  let statistics = [
+    Statistic<"numUnrolled", "unrolled", "Number of loops unrolled">,
+  ];
+}
+
 def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   let summary = "Find recurrent cells in onnx IR by their equations";
   let description = [{
