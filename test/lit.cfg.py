@@ -17,7 +17,8 @@ config.suffixes = [".mlir", ".onnxtext", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_opt_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "models", "Utils", "unittests", "mutate.py"]
+                   "lit.site.cfg.py", "models", "Utils", "unittests", "mutate.py",
+                   "corpus", "FuzzCommon.h"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
@@ -63,6 +64,15 @@ config.substitutions.append(("%silero_models", _silero))
 # A sanitizer build (scripts/test.sh --sanitize): the `sanitizer` feature,
 # and the environment the instrumented tools need. Debian's libMLIR is not
 # instrumented: its inlined allocator code trips ASan's user poisoning.
+# The host's architecture: tests that name x86-64 CPUs (--target-cpu).
+import platform
+if platform.machine() in ("x86_64", "AMD64"):
+    config.available_features.add("x86_64-host")
+
+# The libFuzzer targets (test/fuzz), built with -DLSTM_OPT_FUZZERS=ON.
+if getattr(config, "lstm_opt_fuzzers", False):
+    config.available_features.add("libfuzzer")
+
 if getattr(config, "lstm_opt_sanitize", False):
     config.available_features.add("sanitizer")
     config.environment["ASAN_OPTIONS"] = (

@@ -111,6 +111,16 @@ llvm::cl::list<std::string> bindings(
                    "model then runs only with those values"),
     llvm::cl::value_desc("name=values"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<std::string> targetCPU(
+    "target-cpu",
+    llvm::cl::desc("--target=cpu|cudnn|gpu: the CPU the host code is "
+                   "compiled for: host (default: this machine) or an LLVM "
+                   "CPU name of this architecture, e.g. x86-64-v3 (AVX2), "
+                   "x86-64-v4 (AVX-512), znver3, znver4, sapphirerapids; the "
+                   "kernels' vector width and register tile follow from it"),
+    llvm::cl::value_desc("cpu"), llvm::cl::init("host"),
+    llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> noShapeInference(
     "no-shape-inference",
     llvm::cl::desc("Do not run ONNX shape inference when importing"),
@@ -399,6 +409,20 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpu::ModelSignature signature;
   cpu::CPUOptions cpuOptions;
   cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
+  cpuOptions.targetCPU = targetCPU;
+  if (target != "onnx") {
+    // An unknown CPU name is an error before anything is compiled.
+    auto tv = cpu::targetVector(cpuOptions);
+    if (!tv) {
+      llvm::errs() << "lstm-opt: error: " << llvm::toString(tv.takeError())
+                   << "\n";
+      return 1;
+    }
+  } else if (targetCPU != "host") {
+    llvm::errs() << "lstm-opt: error: --target-cpu is for --target=cpu, "
+                    "cudnn or gpu\n";
+    return 1;
+  }
   // Named passes replace recognition; the CPU lowering runs after them.
   cpuOptions.recognize = !explicitPasses;
   cpuOptions.cuda = target == "cudnn";
@@ -442,18 +466,20 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if ((target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) &&
       outFormat != Format::MLIR) {
     StringRef ext = llvm::sys::path::extension(outputPath);
-    if (ext == ".so" || ext == ".o") {
+    if (ext == ".so" || ext == ".o" || ext == ".s") {
       // Object code goes through a temporary file renamed at the end.
       SmallString<256> tmp(outputPath);
       tmp += ".tmp-obj";
+      if (ext == ".s")
+        tmp += ".s";
       LogicalResult ok = ext == ".so"
           ? cpu::emitSharedLibrary(*module, signature, cpuOptions, outputPath)
-          : cpu::emitObjectFile(*module, tmp);
+          : cpu::emitObjectFile(*module, tmp, cpuOptions);
       if (failed(ok)) {
         llvm::sys::fs::remove(tmp);
         return 1;
       }
-      if (ext == ".o" && llvm::sys::fs::rename(tmp, outputPath)) {
+      if (ext != ".so" && llvm::sys::fs::rename(tmp, outputPath)) {
         llvm::sys::fs::remove(tmp);
         llvm::errs() << outputPath << ": error: cannot write the output file\n";
         return 1;
@@ -554,12 +580,13 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     }
   } else if (target == "cpu" || target == "cudnn") {
     StringRef ext = llvm::sys::path::extension(outputPath);
-    if (ext == ".so" || ext == ".o")
+    if (ext == ".so" || ext == ".o" || ext == ".s")
       outFormat = Format::Object;
     else if (outputPath != "-" && ext != ".mlir") {
       llvm::errs() << "lstm-opt: error: --target=" << target
-                   << " writes .mlir (LLVM dialect), .o (object file) or .so "
-                      "(shared library + .h), not '" << outputPath << "'\n";
+                   << " writes .mlir (LLVM dialect), .o (object file), .s "
+                      "(assembly) or .so (shared library + .h), not '"
+                   << outputPath << "'\n";
       return 1;
     }
   } else if (target == "gpu") {

@@ -78,6 +78,12 @@ static cl::opt<int> batchTile(
     cl::desc("Rows per register tile (1..8; default 0 = as many as the "
              "vector registers hold)"),
     cl::init(0), cl::cat(category));
+static cl::opt<std::string> targetCPU(
+    "target-cpu",
+    cl::desc("Compile for this CPU instead of the host's (an LLVM CPU name "
+             "this machine can run, e.g. x86-64-v3 to run the AVX2 kernels "
+             "on an AVX-512 machine)"),
+    cl::value_desc("cpu"), cl::init("host"), cl::cat(category));
 static cl::opt<std::string> device(
     "device",
     cl::desc("cpu (default); cuda: the recurrent layers cuDNN can run go "
@@ -252,6 +258,7 @@ int main(int argc, char **argv) {
   options.threads = threads ? (unsigned)threads
                             : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   options.batchTile = batchTile;
+  options.targetCPU = targetCPU;
   if (gpuKernelsOnCPU != "off") {
     std::string design = gpuKernelsOnCPU.empty() ? std::string("auto") : gpuKernelsOnCPU.getValue();
     if (design != "auto" && design != "step" && design != "persistent")

@@ -47,8 +47,9 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
     GEMM fused with all of the cell's pointwise math (biases, activations,
     clip, cell and hidden update, sequence lengths). Weights are packed at
     compile time into `memref.global` constants in the kernel's layout
-    `[D][H/16][K][G][16]`; the 16-wide hidden blocks are split across
-    threads (`scf.parallel`). See docs/passes/convert-rnn-to-cpu.md.
+    `[D][H/V][K][G][V]` (V = `vector-width`); the V-wide hidden blocks are
+    split across threads (`scf.parallel`). See
+    docs/passes/convert-rnn-to-cpu.md.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
@@ -58,7 +59,15 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
   let options = [
     Option<"batchTile", "batch-tile", "int64_t", /*default=*/"0",
            "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
-           "32 vector registers hold (LSTM 6, GRU 8)">,
+           "vector registers hold (32 registers: LSTM 6, GRU 8; 16: LSTM 2, "
+           "GRU 3)">,
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "f32 lanes of one vector register of the target: 16 (AVX-512), "
+           "8 (AVX2), 4 (SSE, NEON); the CPU backend sets it from the target">,
+    Option<"vectorRegisters", "vector-registers", "int64_t",
+           /*default=*/"32",
+           "Vector registers of the target (AVX-512 and NEON 32, AVX2 16); "
+           "the register tile is sized to fit them">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
            /*default=*/"131072",
            "Split a loop over hidden blocks across threads (scf.parallel) "

@@ -6,19 +6,22 @@
 //   for d in directions:
 //     P = X W[d]^T + bias            one GEMM over all T*B rows (hoisted)
 //     for s in 0 .. T-1:             the time loop
-//       parallel for jb in H/16 blocks:
+//       parallel for jb in H/V blocks:
 //         acc[b][g] = h_{s-1}[b] . Rp[d][jb][:, g, :]     recurrent GEMM
 //         fused epilogue: + P[t], activations, clip, c/h update, Y[t] store
 //
-// Both GEMMs use one register tile: up to `batch-tile` rows times G gates of
-// 16 hidden units (vector<16xf32>), accumulated with FMAs over K while the
-// weights stream from a packed block `[K][G][16]` that each thread keeps in
-// its cache (the 16-unit blocks of a layer are split between threads, the
-// same blocks every step). Weights are packed here, at compile time.
+// V is the target's vector width in f32 lanes (`vector-width`: 16 AVX-512,
+// 8 AVX2, 4 SSE/NEON). Both GEMMs use one register tile: up to `batch-tile`
+// rows times G gates of V hidden units (vector<Vxf32>), as many rows as the
+// target's `vector-registers` hold without spilling, accumulated with FMAs
+// over K while the weights stream from a packed block `[K][G][V]` that each
+// thread keeps in its cache (the V-unit blocks of a layer are split between
+// threads, the same blocks every step). Weights are packed here, at compile
+// time.
 //
 // State lives in padded scratch buffers (h double-buffered [2][B][Hp],
-// c [B][Hp], Hp = H rounded up to 16); Y rows are stored masked when H is not
-// a multiple of 16. With sequence_lens, rows past their length keep their
+// c [B][Hp], Hp = H rounded up to V); Y rows are stored masked when H is not
+// a multiple of V. With sequence_lens, rows past their length keep their
 // state and write zeros (selects, no branches).
 //
 //===----------------------------------------------------------------------===//
@@ -45,21 +48,24 @@ using namespace lstm_opt;
 
 namespace {
 
-constexpr int64_t kVec = 16; // f32 lanes of one AVX-512 register
-
 using rnn::Activation;
 
 /// Everything about one layer the generator needs, all static.
 struct LayerSpec : rnn::LayerShape {
   bool hasLens = false;
-  int64_t hp() const { return llvm::divideCeil(H, kVec) * kVec; }
-  int64_t nb() const { return llvm::divideCeil(H, kVec); }
+  /// f32 lanes of one vector register of the target (16 AVX-512, 8 AVX2,
+  /// 4 SSE/NEON): the width of a hidden block.
+  int64_t vec = 16;
+  int64_t hp() const { return llvm::divideCeil(H, vec) * vec; }
+  int64_t nb() const { return llvm::divideCeil(H, vec); }
 };
 
-/// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/16][K][G][16]`
-/// (zero-padded units), for gates `gates` of the G in the source.
+/// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/V][K][G][V]`
+/// (V = `vec` lanes; zero-padded units), for gates `gates` of the G in the
+/// source.
 std::vector<float> packWeights(ArrayRef<float> w, int64_t d, int64_t g,
-                               int64_t h, int64_t k, ArrayRef<int64_t> gates) {
+                               int64_t h, int64_t k, ArrayRef<int64_t> gates,
+                               int64_t kVec) {
   int64_t nb = llvm::divideCeil(h, kVec), gs = gates.size();
   std::vector<float> out(d * nb * k * gs * kVec, 0.f);
   for (int64_t di = 0; di < d; ++di)
@@ -80,9 +86,12 @@ std::vector<float> packWeights(ArrayRef<float> w, int64_t d, int64_t g,
 class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
-               int64_t batchTile, int64_t minWork)
+               int64_t batchTile, int64_t minWork, int64_t registers)
       : module(module), s(spec), name(name.str()), batchTile(batchTile),
-        minWork(minWork) {}
+        minWork(minWork), registers(registers) {}
+
+  /// Rows per register tile of a GEMM over `g` gates.
+  int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
 
   /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br [D, G*H].
   func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
@@ -98,7 +107,7 @@ private:
         b, DenseElementsAttr::get(vecType(), b.getF32FloatAttr(v)));
   }
   VectorType vecType() {
-    return VectorType::get({kVec}, Float32Type::get(module.getContext()));
+    return VectorType::get({s.vec}, Float32Type::get(module.getContext()));
   }
   Value global(ImplicitLocOpBuilder &b, StringRef suffix,
                ArrayRef<int64_t> shape, ArrayRef<float> values);
@@ -124,15 +133,16 @@ private:
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
-  int64_t batchTile, minWork;
+  int64_t batchTile, minWork, registers;
 
   /// Rows per register tile for a GEMM over `g` gates: the option, or as
   /// many as keep rows * g accumulators, g weight vectors and a broadcast
-  /// within the 32 vector registers (LSTM 6, GRU 8, ...).
+  /// within the target's vector registers (32: LSTM 6, GRU 8; 16: LSTM 2,
+  /// GRU 3), so that the tile never spills.
   int64_t tileFor(int64_t g) const {
     if (batchTile > 0)
       return std::min<int64_t>(batchTile, 8);
-    return std::clamp<int64_t>((30 - g) / g, 1, 8);
+    return std::clamp<int64_t>((registers - 2 - g) / g, 1, 8);
   }
   // Packed constants and scratch, set while emitting.
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
@@ -178,8 +188,11 @@ SmallVector<Value> LayerEmitter::gemmTile(
   // With few accumulators (small batch), FMA latency rather than throughput
   // bounds the loop: give each of `split` consecutive k its own set of
   // accumulators (at least ~12 independent chains) and add them at the end.
+  // All sets of accumulators, the g weight vectors and the broadcast must
+  // stay in the target's registers, or the loop spills.
   int64_t chains = rows * g;
   int64_t split = std::clamp<int64_t>(llvm::divideCeil(12, chains), 1, 4);
+  split = std::min(split, std::max<int64_t>((registers - g - 1) / chains, 1));
   split = std::min(split, std::max<int64_t>(k, 1));
   int64_t main = k / split * split;
   Value dIdx = idx(b, d);
@@ -276,7 +289,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   const auto &acts = s.acts[d];
   Value dIdx = idx(b, d);
   Value vzero = vsplat(b, 0.f), vone = vsplat(b, 1.f);
-  Value c0i = idx(b, 0), c16 = idx(b, kVec);
+  Value c0i = idx(b, 0), c16 = idx(b, s.vec);
 
   // 1. The hoisted input GEMM: P[row][g][:] = X[row] . W[d] + bias.
   forEachBlock(b, nb, T * B * I * G * s.hp(), minWork,
@@ -331,14 +344,14 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   // Masked store of a hidden block into an unpadded [.., H] row.
   auto storeRow = [&](ImplicitLocOpBuilder &ib, Value v, Value mem,
                       ValueRange at, Value col) {
-    if (H % kVec == 0) {
+    if (H % s.vec == 0) {
       vector::StoreOp::create(ib, v, mem, at);
       return;
     }
     Value left = arith::SubIOp::create(ib, idx(ib, H), col);
-    Value n = arith::MinSIOp::create(ib, left, idx(ib, kVec));
+    Value n = arith::MinSIOp::create(ib, left, idx(ib, s.vec));
     Value mask = vector::CreateMaskOp::create(
-        ib, VectorType::get({kVec}, ib.getI1Type()), ValueRange{n});
+        ib, VectorType::get({s.vec}, ib.getI1Type()), ValueRange{n});
     vector::MaskedStoreOp::create(ib, mem, at, mask, v);
   };
 
@@ -390,7 +403,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     if (!s.twoPhase()) {
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
-        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
@@ -442,7 +455,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       // GRU, reset before the GEMM: phase A (r, z) then phase B (n).
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
-        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(2), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
@@ -466,7 +479,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       });
       forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
-        Value col = arith::MulIOp::create(pb, jb, idx(pb, kVec));
+        Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(1), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
@@ -558,7 +571,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   // Packed weights. The input projection carries both biases except the
   // n gate's recurrent one under linear_before_reset (it sits inside r * (.)).
   SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, G));
-  wIn = global(b, "W", {D, nb, I, G, kVec}, packWeights(w, D, G, H, I, all));
+  wIn = global(b, "W", {D, nb, I, G, s.vec}, packWeights(w, D, G, H, I, all, s.vec));
   std::vector<float> bias(D * G * hp, 0.f), brn(D * hp, 0.f);
   for (int64_t d = 0; d < D; ++d)
     for (int64_t g = 0; g < G; ++g)
@@ -571,10 +584,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       }
   bIn = global(b, "B", {D, G, hp}, bias);
   if (s.twoPhase()) {
-    rRec = global(b, "Rrz", {D, nb, H, 2, kVec}, packWeights(r, D, G, H, H, {0, 1}));
-    rRecN = global(b, "Rn", {D, nb, H, 1, kVec}, packWeights(r, D, G, H, H, {2}));
+    rRec = global(b, "Rrz", {D, nb, H, 2, s.vec}, packWeights(r, D, G, H, H, {0, 1}, s.vec));
+    rRecN = global(b, "Rn", {D, nb, H, 1, s.vec}, packWeights(r, D, G, H, H, {2}, s.vec));
   } else {
-    rRec = global(b, "R", {D, nb, H, G, kVec}, packWeights(r, D, G, H, H, all));
+    rRec = global(b, "R", {D, nb, H, G, s.vec}, packWeights(r, D, G, H, H, all, s.vec));
   }
   if (s.isGRU() && s.linearBeforeReset)
     bRecN = global(b, "Brn", {D, hp}, brn);
@@ -612,7 +625,8 @@ struct LayerOperands {
 
 template <typename OpTy>
 LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
-                         int64_t batchTile, int64_t minWork) {
+                         int64_t batchTile, int64_t minWork, int64_t vec,
+                         int64_t registers) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << "convert-rnn-to-cpu: " << why;
   };
@@ -630,6 +644,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                                 (bool)in.h0, (bool)in.c0, s)))
     return failure();
   s.hasLens = (bool)in.lens;
+  s.vec = vec;
   // Initial states are [D, B, H] and sequence_lens [B] by the op's
   // definition; where shape inference left their sizes open (states built
   // by Expand over computed shapes), they are cast to those static types.
@@ -655,8 +670,14 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   if (failed(h0) || failed(c0) || failed(lens))
     return failure();
 
-  LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"), batchTile, minWork);
+  LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"),
+                       batchTile, minWork, registers);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
+  // The kernel's shape, for the user (lstm-opt --report lists remarks).
+  op->emitRemark() << "CPU kernel: " << s.vec << "-lane f32 vectors, "
+                   << registers << " vector registers; register tile of the "
+                   << "GEMMs: up to " << emitter.rowsPerTile(s.G) << " rows x "
+                   << s.G << " gates";
 
   // The call site: tensors in and out through bufferization casts.
   auto toBuffer = [&](Value t, ArrayRef<int64_t> shape) -> Value {
@@ -696,6 +717,18 @@ struct ConvertRNNToCPUPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (vectorWidth != 4 && vectorWidth != 8 && vectorWidth != 16) {
+      module.emitError() << "convert-rnn-to-cpu: vector-width must be 4, 8 "
+                            "or 16, not "
+                         << vectorWidth;
+      return signalPassFailure();
+    }
+    if (vectorRegisters < 8 || vectorRegisters > 64) {
+      module.emitError() << "convert-rnn-to-cpu: vector-registers must be "
+                            "8..64, not "
+                         << vectorRegisters;
+      return signalPassFailure();
+    }
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {
       if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
@@ -707,7 +740,8 @@ struct ConvertRNNToCPUPass
         LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
                          seq.getBr(), seq.getH0(), seq.getC0(),
                          seq.getSequenceLens()};
-        res = lowerLayer(seq, in, module, batchTile, parallelMinWork);
+        res = lowerLayer(seq, in, module, batchTile, parallelMinWork,
+                         vectorWidth, vectorRegisters);
       } else {
         auto rec = cast<rnn::RecurrenceOp>(op);
         auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
@@ -719,7 +753,8 @@ struct ConvertRNNToCPUPass
         LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
                          rec.getBr(), rec.getH0(), rec.getC0(),
                          rec.getSequenceLens()};
-        res = lowerLayer(rec, in, module, batchTile, parallelMinWork);
+        res = lowerLayer(rec, in, module, batchTile, parallelMinWork,
+                         vectorWidth, vectorRegisters);
       }
       if (failed(res))
         return signalPassFailure();

@@ -2,6 +2,8 @@
 
 #include "lstm-opt/Target/CPU/CPUBackend.h"
 
+#include "lstm-opt/Pipelines/Pipelines.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -19,11 +21,11 @@
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "lstm-opt/Pipelines/Pipelines.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -82,7 +84,10 @@ void initNativeTarget() {
   (void)once;
 }
 
-llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(bool pic) {
+/// The target machine builder for `cpu`: this host with its features for ""
+/// or "host", else this host's architecture with the named CPU's features.
+llvm::Expected<llvm::orc::JITTargetMachineBuilder>
+targetMachineBuilder(StringRef cpu, bool pic) {
   initNativeTarget();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
@@ -90,6 +95,43 @@ llvm::Expected<std::unique_ptr<llvm::TargetMachine>> hostTargetMachine(bool pic)
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   if (pic)
     jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  if (!cpu.empty() && cpu != "host") {
+    std::string error;
+    const llvm::Target *target =
+        llvm::TargetRegistry::lookupTarget(jtmb->getTargetTriple(), error);
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        target ? target->createMCSubtargetInfo(jtmb->getTargetTriple(), "", "")
+               : nullptr);
+    if (!sti || !sti->isCPUStringValid(cpu))
+      return llvm::createStringError(
+          "unknown --target-cpu '" + cpu.str() + "' for " +
+          jtmb->getTargetTriple().str() +
+          " (e.g. host, x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, "
+          "znver4, sapphirerapids)");
+    jtmb->setCPU(cpu.str());
+    jtmb->getFeatures() = llvm::SubtargetFeatures();
+  }
+  return *jtmb;
+}
+
+/// The features a target machine builder's CPU has, as its subtarget sees
+/// them.
+std::unique_ptr<llvm::MCSubtargetInfo>
+subtargetOf(const llvm::orc::JITTargetMachineBuilder &jtmb) {
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(jtmb.getTargetTriple(), error);
+  if (!target)
+    return nullptr;
+  return std::unique_ptr<llvm::MCSubtargetInfo>(target->createMCSubtargetInfo(
+      jtmb.getTargetTriple(), jtmb.getCPU(), jtmb.getFeatures().getString()));
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+targetMachine(const CPUOptions &options, bool pic) {
+  auto jtmb = targetMachineBuilder(options.targetCPU, pic);
+  if (!jtmb)
+    return jtmb.takeError();
   return jtmb->createTargetMachine();
 }
 
@@ -238,8 +280,18 @@ lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
              options.gpuBinaryFormat, toolkit)
              .str();
   }
+  // The kernels' vector shape from the target (the defaults, AVX-512's, if
+  // the target cannot be described: compiling then fails with that error).
+  TargetVector tv;
+  if (auto v = targetVector(options))
+    tv = *v;
+  else
+    llvm::consumeError(v.takeError());
   std::string mid =
-      llvm::formatv("convert-rnn-to-cpu{{batch-tile={0}},", options.batchTile).str();
+      llvm::formatv("convert-rnn-to-cpu{{batch-tile={0} vector-width={1} "
+                    "vector-registers={2}},",
+                    options.batchTile, tv.lanes, tv.registers)
+          .str();
   mid += "convert-onnx-to-linalg,canonicalize,cse,"
        "one-shot-bufferize{bufferize-function-boundaries "
        "function-boundary-type-conversion=identity-layout-map "
@@ -489,10 +541,51 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   return sig;
 }
 
-LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path) {
-  auto tm = hostTargetMachine(/*pic=*/true);
+llvm::Expected<cpu::TargetVector>
+lstm_opt::cpu::targetVector(const CPUOptions &options) {
+  auto jtmb = targetMachineBuilder(options.targetCPU, /*pic=*/false);
+  if (!jtmb)
+    return jtmb.takeError();
+  auto sti = subtargetOf(*jtmb);
+  if (!sti)
+    return llvm::createStringError("no LLVM target for " +
+                                   jtmb->getTargetTriple().str());
+  const llvm::Triple &triple = jtmb->getTargetTriple();
+  std::string cpu = jtmb->getCPU().empty() ? "generic" : jtmb->getCPU();
+  TargetVector v;
+  std::string isa;
+  if (triple.isX86()) {
+    if (sti->checkFeatures("+avx512f")) {
+      v = {16, 32, ""};
+      isa = "AVX-512";
+    } else if (sti->checkFeatures("+avx2") && sti->checkFeatures("+fma")) {
+      v = {8, 16, ""};
+      isa = "AVX2+FMA";
+    } else if (sti->checkFeatures("+avx")) {
+      v = {8, 16, ""};
+      isa = "AVX";
+    } else {
+      v = {4, 16, ""};
+      isa = "SSE";
+    }
+  } else if (triple.isAArch64()) {
+    v = {4, 32, ""};
+    isa = "NEON";
+  } else {
+    v = {4, 16, ""};
+    isa = "generic 128-bit vectors";
+  }
+  v.description = triple.getArchName().str() + " " + cpu + ": " + isa + ", " +
+                  std::to_string(v.lanes) + " f32 lanes x " +
+                  std::to_string(v.registers) + " registers";
+  return v;
+}
+
+LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
+                                            const CPUOptions &options) {
+  auto tm = targetMachine(options, /*pic=*/true);
   if (!tm) {
-    module.emitError() << "no target machine for this host: "
+    module.emitError() << "no target machine: "
                        << llvm::toString(tm.takeError());
     return failure();
   }
@@ -515,8 +608,14 @@ LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path) {
     return failure();
   }
   llvm::legacy::PassManager codegen;
+  bool assembly = llvm::sys::path::extension(path) == ".s";
+  // Assembly with the code generator's comments: a register spilled to the
+  // stack shows as "# 32-byte Spill" / "Folded Reload".
+  if (assembly)
+    (*tm)->Options.MCOptions.AsmVerbose = true;
   if ((*tm)->addPassesToEmitFile(codegen, out.os(), nullptr,
-                                 llvm::CodeGenFileType::ObjectFile)) {
+                                 assembly ? llvm::CodeGenFileType::AssemblyFile
+                                          : llvm::CodeGenFileType::ObjectFile)) {
     module.emitError() << "this target cannot emit object files";
     return failure();
   }
@@ -630,7 +729,7 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
     return failure();
   }
   auto removeObj = llvm::make_scope_exit([&] { llvm::sys::fs::remove(obj); });
-  if (failed(emitObjectFile(module, obj)))
+  if (failed(emitObjectFile(module, obj, options)))
     return failure();
   auto cc = llvm::sys::findProgramByName("cc");
   if (!cc) {
@@ -683,7 +782,7 @@ JITModel::~JITModel() = default;
 
 llvm::Expected<std::unique_ptr<JITModel>>
 JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options) {
-  auto tm = hostTargetMachine(/*pic=*/false);
+  auto tm = targetMachine(options, /*pic=*/false);
   if (!tm)
     return tm.takeError();
   auto transformer = makeOptimizingTransformer(3, 0, tm->get());

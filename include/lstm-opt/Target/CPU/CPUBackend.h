@@ -35,6 +35,12 @@ struct CPUOptions {
   unsigned threads = 1;
   /// Rows per register tile of the generated GEMMs; 0 = automatic.
   int64_t batchTile = 0;
+  /// The CPU the code is compiled for: "" or "host" (this machine, with the
+  /// features it has), or an LLVM CPU name of this machine's architecture
+  /// (x86-64: x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, znver4,
+  /// sapphirerapids, ...), so that code compiled here runs on that CPU. The
+  /// kernels' vector width and register tile follow from it (targetVector).
+  std::string targetCPU;
   /// Run recognition first (rnn-recognize-cells, roll, pair); off when the
   /// input already holds rnn layers.
   bool recognize = true;
@@ -122,9 +128,21 @@ std::vector<std::string> cpuPipelineParts(const CPUOptions &options);
 mlir::FailureOr<ModelSignature> lowerToLLVMDialect(mlir::ModuleOp module,
                                                    const CPUOptions &options);
 
-/// Writes an object file for this host's CPU.
+/// The vector shape of the kernels for a target: f32 lanes per register and
+/// number of vector registers (AVX-512 16/32, AVX2 8/16, SSE 4/16, NEON 4/32)
+/// and the target's name for reports ("x86-64 sapphirerapids: AVX-512").
+struct TargetVector {
+  int64_t lanes = 16;
+  int64_t registers = 32;
+  std::string description;
+};
+llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
+
+/// Writes an object file (or, for a path ending in .s, assembly) for the
+/// CPU `options.targetCPU` names (default: this host's).
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp llvmModule,
-                                   llvm::StringRef path);
+                                   llvm::StringRef path,
+                                   const CPUOptions &options = {});
 /// Writes a shared library (object linked by the system compiler driver)
 /// and, next to it, the C header `<stem>.h` (see cHeader).
 mlir::LogicalResult emitSharedLibrary(mlir::ModuleOp llvmModule,
