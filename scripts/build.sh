@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 # The ONNX C++ library (opsets up to 28), built once into a cache.
 ONNX_DIR=$(scripts/build-onnx.sh)
-if [ ! -f "$BUILD_DIR/build.ninja" ] ||
+# Configured when new, when the ONNX library moved, and whenever flags are
+# given (a folder configured before a flag was added gets it; unchanged flags
+# rebuild nothing).
+if [ ! -f "$BUILD_DIR/build.ninja" ] || [ -n "${LSTM_OPT_CMAKE_ARGS:-}" ] ||
    ! grep -qx "ONNX_DIR:[A-Z]*=$ONNX_DIR" "$BUILD_DIR/CMakeCache.txt"; then
   # shellcheck disable=SC2086  # LSTM_OPT_CMAKE_ARGS is a list of -D flags
   cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \

@@ -37,7 +37,8 @@ if [ "$mode" != --sanitize-only ]; then
 fi
 if [ "$mode" != --release-only ]; then
   LSTM_OPT_CMAKE_ARGS="-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
-    -DLSTM_OPT_SANITIZE=ON -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DCMAKE_C_FLAGS_RELEASE=-O1" \
+    -DLSTM_OPT_SANITIZE=ON -DLSTM_OPT_FUZZERS=ON -DCMAKE_CXX_FLAGS_RELEASE=-O1
+    -DCMAKE_C_FLAGS_RELEASE=-O1" \
     suite build-sanitize
 fi
 

@@ -517,14 +517,22 @@ Expected<Array> lstm_opt::npz::readNpy(StringRef path) {
 
 Expected<std::vector<std::pair<std::string, Array>>>
 lstm_opt::npz::readNpz(StringRef path) {
-  Ctx ctx{path, ""};
   auto buf = MemoryBuffer::getFile(path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!buf)
-    return ctx.err(buf.getError().message());
-  const uint8_t *p =
-      reinterpret_cast<const uint8_t *>((*buf)->getBufferStart());
-  uint64_t size = (*buf)->getBufferSize();
+    return Ctx{path, ""}.err(buf.getError().message());
+  return readNpzBuffer(
+      ArrayRef<uint8_t>(
+          reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
+          (*buf)->getBufferSize()),
+      path);
+}
+
+Expected<std::vector<std::pair<std::string, Array>>>
+lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name) {
+  Ctx ctx{name, ""};
+  const uint8_t *p = bytes.data();
+  uint64_t size = bytes.size();
 
   // The end of central directory record: 22 bytes plus a comment of at most
   // 64 KiB at the very end of the file.

@@ -88,6 +88,13 @@ llvm::cl::opt<std::string> gpuChip(
     llvm::cl::desc("--target=gpu: sm_80 (default) or sm_90"),
     llvm::cl::init("sm_80"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<std::string> gpuDesign(
+    "gpu-design",
+    llvm::cl::desc("--target=gpu: the recurrence kernel: auto (default: "
+                   "persistent at small batch, else one fused kernel per "
+                   "step), step or persistent"),
+    llvm::cl::init("auto"), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<std::string> gpuBinaryFormat(
     "gpu-binary",
     llvm::cl::desc("--target=gpu -o x.so/.o/.mlir: how the kernels are "
@@ -432,8 +439,15 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   // .mlir) the whole model, its recurrent layers as GPU kernels.
   StringRef outExt = llvm::sys::path::extension(outputPath);
   bool gpuKernelsOnly = target == "gpu" && (outExt == ".ptx" || outExt == ".cubin");
+  if (gpuDesign != "auto" && gpuDesign != "step" && gpuDesign != "persistent") {
+    llvm::errs() << "lstm-opt: error: --gpu-design takes auto, step or "
+                    "persistent, not '"
+                 << gpuDesign << "'\n";
+    return 1;
+  }
   if (target == "gpu" && !gpuKernelsOnly) {
     cpuOptions.gpuKernels = true;
+    cpuOptions.gpuKernelsDesign = gpuDesign;
     cpuOptions.gpuChip = gpuChip;
     cpuOptions.gpuBinaryFormat = gpuBinaryFormat;
   }
@@ -449,6 +463,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (gpuKernelsOnly) {
     gpu_backend::GPUOptions gpuOptions;
     gpuOptions.chip = gpuChip;
+    gpuOptions.design = gpuDesign;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))

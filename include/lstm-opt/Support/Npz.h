@@ -60,6 +60,11 @@ llvm::StringRef dtypeName(DType dtype);
 llvm::Expected<std::vector<std::pair<std::string, Array>>>
 readNpz(llvm::StringRef path);
 
+/// The same for the bytes of an .npz in memory; \p name is the file name
+/// that error messages give.
+llvm::Expected<std::vector<std::pair<std::string, Array>>>
+readNpzBuffer(llvm::ArrayRef<uint8_t> bytes, llvm::StringRef name);
+
 /// Reads the single array of the .npy file at \p path.
 llvm::Expected<Array> readNpy(llvm::StringRef path);
 

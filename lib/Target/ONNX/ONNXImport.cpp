@@ -671,6 +671,13 @@ FailureOr<ElementsAttr> ModelImporter::convertTensor(pb::TensorProto &t,
       !elem.isInteger(1))
     return ElementsAttr(
         DenseElementsAttr::getFromRawBuffer(type, blob->getData()));
+  if (!blob && bytes.empty()) {
+    // No elements: nothing to hold in a blob (and copying from an empty
+    // buffer's null pointer is undefined behaviour).
+    if (elem.isInteger(1))
+      return ElementsAttr(DenseElementsAttr::get(type, ArrayRef<bool>()));
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, {}));
+  }
   if (!blob)
     blob.emplace(HeapAsmResourceBlob::allocateAndCopyWithAlign(
         ArrayRef<char>(bytes.data(), bytes.size()), align));

@@ -27,6 +27,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -289,7 +290,9 @@ struct Unroller {
     int64_t perTrip = 0;
     for (Operation &op : body().without_terminator())
       op.walk([&](Operation *) { ++perTrip; });
-    return trips <= maxTrips && perTrip * trips <= maxOps;
+    int64_t ops;
+    return trips >= 0 && trips <= maxTrips &&
+           !llvm::MulOverflow(perTrip, trips, ops) && ops <= maxOps;
   }
 
   std::string tooLong(int64_t trips) const {
@@ -325,6 +328,10 @@ struct Unroller {
       why = isa<NoneType>(ins[0].getType())
                 ? "it has neither a trip count nor a condition"
                 : "its trip count is not known when the model is compiled";
+      return failure();
+    }
+    if (trips && *trips < 0) {
+      why = "its trip count is negative";
       return failure();
     }
     if (trips && !checkBudget(*trips)) {
@@ -528,6 +535,7 @@ bool unrollNode(od::NodeOp node, int64_t ordinal, bool skip,
   LogicalResult done = isLoop ? u.unrollLoop(why) : u.unrollScan(why);
   if (failed(done)) {
     u.undo();
+    node->setAttr(kKeepLoop, UnitAttr::get(node.getContext()));
     node->emitRemark() << "the recurrent " << node.getOpType()
                        << " is not unrolled: " << why;
     return false;

@@ -25,6 +25,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <map>
 
@@ -728,10 +729,14 @@ void CellRecognizer::matchFoldedLSTM(od::MulOp ig) {
 }
 
 Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
-  int64_t batch = staticDim(like, 0);
-  if (ShapedType::isDynamic(batch))
+  // A state of more than 2^24 elements (64 MiB) is not made: a batch size
+  // computed from a corrupt shape constant (2^40) must not exhaust memory.
+  constexpr int64_t kMaxZeroState = int64_t(1) << 24;
+  int64_t batch = staticDim(like, 0), n;
+  if (ShapedType::isDynamic(batch) || batch < 0 || hidden < 0 ||
+      llvm::MulOverflow(batch, hidden, n) || n > kMaxZeroState)
     return {};
-  std::vector<float> z(batch * hidden, 0.0f);
+  std::vector<float> z(n, 0.0f);
   return consts->getF32(loc, "zero_state", {batch, hidden}, z);
 }
 
@@ -1274,7 +1279,8 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   if (!h) {
     h = zeros(loc, hNew, hidden);
     if (!h)
-      return remark("a folded zero initial state needs a static batch size");
+      return remark("a folded zero initial state needs a static batch size "
+                    "(and at most 2^24 elements)");
     for (auto &gate : gt.r)
       gate.clear(); // nothing multiplies the zero state
   }
