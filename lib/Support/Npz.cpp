@@ -516,7 +516,7 @@ Expected<Array> lstm_opt::npz::readNpy(StringRef path) {
 }
 
 Expected<std::vector<std::pair<std::string, Array>>>
-lstm_opt::npz::readNpz(StringRef path) {
+lstm_opt::npz::readNpz(StringRef path, const ReadOptions &options) {
   auto buf = MemoryBuffer::getFile(path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!buf)
@@ -525,11 +525,12 @@ lstm_opt::npz::readNpz(StringRef path) {
       ArrayRef<uint8_t>(
           reinterpret_cast<const uint8_t *>((*buf)->getBufferStart()),
           (*buf)->getBufferSize()),
-      path);
+      path, options);
 }
 
 Expected<std::vector<std::pair<std::string, Array>>>
-lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name) {
+lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name,
+                             const ReadOptions &options) {
   Ctx ctx{name, ""};
   const uint8_t *p = bytes.data();
   uint64_t size = bytes.size();
@@ -618,6 +619,9 @@ lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name) {
     StringRef key = name.drop_back(4);
     if (!keys.insert(key).second)
       return ctx.err("duplicate key '" + key + "'");
+    if (options.checkMember)
+      if (Error e = options.checkMember(key, rawSize))
+        return e;
 
     // The local header: only its name and extra lengths locate the data,
     // but what it says must agree with the central directory.

@@ -24,6 +24,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,7 +33,10 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <chrono>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -221,6 +225,53 @@ private:
 
 /// Writes `data` to `path` through a temporary file in the same folder and a
 /// rename, so a failed run never leaves a partial file behind.
+/// writeAtomically's Linux path: fails (writing nothing visible) where
+/// unnamed files are not available, so that the caller can fall back.
+LogicalResult writeUnnamedThenLink(StringRef target, StringRef data) {
+#if defined(__linux__) && defined(O_TMPFILE)
+  SmallString<256> dir(target);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return failure();
+  auto closeFd = llvm::make_scope_exit([&] { ::close(fd); });
+  const char *p = data.data();
+  size_t left = data.size();
+  while (left) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return failure();
+    p += n;
+    left -= size_t(n);
+  }
+  // Named now, complete; then renamed over the target.
+  std::string self = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    SmallString<256> named;
+    llvm::sys::fs::createUniquePath(target + ".tmp-%%%%%%%%", named,
+                                    /*MakeAbsolute=*/false);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, named.c_str(),
+                 AT_SYMLINK_FOLLOW) != 0) {
+      if (errno == EEXIST)
+        continue;
+      return failure();
+    }
+    if (::rename(named.c_str(), target.str().c_str()) != 0) {
+      ::unlink(named.c_str());
+      return failure();
+    }
+    return success();
+  }
+#endif
+  (void)target;
+  (void)data;
+  return failure();
+}
+
 LogicalResult writeAtomically(StringRef path, StringRef data) {
   if (path == "-") {
     llvm::outs() << data;
@@ -250,6 +301,13 @@ LogicalResult writeAtomically(StringRef path, StringRef data) {
     }
     llvm::sys::fs::real_path(path, target);
   }
+  // On Linux the data goes to an unnamed file in the destination folder
+  // (O_TMPFILE), which gets a name only once it is complete and is renamed
+  // over the target at once: a run killed while writing (SIGKILL) leaves no
+  // temporary file behind. Elsewhere, or where the file system cannot make
+  // unnamed files, a named temporary file as below.
+  if (succeeded(writeUnnamedThenLink(target, data)))
+    return success();
   auto temp = llvm::sys::fs::TempFile::create(target + ".tmp-%%%%%%%%");
   if (!temp) {
     llvm::errs() << path << ": error: cannot create the output file: "

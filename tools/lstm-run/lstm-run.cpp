@@ -245,9 +245,51 @@ int main(int argc, char **argv) {
 
   if (inputsPath.empty() == !randomInputs)
     return fail("give either --inputs in.npz or --random-inputs");
+  // A compiled library is loaded first: its signature says how many bytes
+  // each input takes, and every npz member is checked against that before
+  // it is inflated (a small archive must not make lstm-run inflate
+  // gigabytes). Without a signature yet (an ONNX model, whose dynamic
+  // dimensions the npz itself may fix), a member must fit this machine's
+  // memory.
+  std::unique_ptr<cpu::JITModel> preloaded;
+  std::map<std::string, uint64_t> inputBytes;
+  if (StringRef(modelPath).ends_with(".so") && !randomInputs) {
+    auto loaded = cpu::JITModel::load(modelPath);
+    if (!loaded)
+      return fail(llvm::toString(loaded.takeError()));
+    preloaded = std::move(*loaded);
+    for (const cpu::TensorSig &t : preloaded->signature().inputs) {
+      uint64_t bytes = t.elementSize();
+      for (int64_t d : t.shape)
+        bytes = d > 0 && bytes > UINT64_MAX / uint64_t(d) ? UINT64_MAX
+                                                          : bytes * uint64_t(std::max<int64_t>(d, 0));
+      inputBytes[t.name] = bytes;
+    }
+  }
   std::vector<std::pair<std::string, npz::Array>> inputArrays;
   if (!randomInputs) {
-    auto read = npz::readNpz(inputsPath);
+    npz::ReadOptions readOptions;
+    readOptions.checkMember = [&](StringRef key, uint64_t bytes) -> llvm::Error {
+      // An .npy header is at most 64 KiB (format 2.0 allows more; numpy
+      // writes far less).
+      constexpr uint64_t kMaxHeader = (uint64_t(1) << 16) + 12;
+      if (auto it = inputBytes.find(key.str());
+          it != inputBytes.end() && it->second <= UINT64_MAX - kMaxHeader &&
+          bytes > it->second + kMaxHeader)
+        return llvm::createStringError(
+            inputsPath + ": member '" + key.str() + ".npy' holds " +
+            std::to_string(bytes) + " bytes; the model's input '" + key.str() +
+            "' takes " + std::to_string(it->second) + " (not inflated)");
+      uint64_t memory =
+          uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+      if (memory && bytes > memory)
+        return llvm::createStringError(
+            inputsPath + ": member '" + key.str() + ".npy' holds " +
+            std::to_string(bytes) + " bytes, more than this machine's memory (" +
+            std::to_string(memory) + " bytes; not inflated)");
+      return llvm::Error::success();
+    };
+    auto read = npz::readNpz(inputsPath, readOptions);
     if (!read)
       return fail(llvm::toString(read.takeError()));
     inputArrays = std::move(*read);
@@ -312,10 +354,7 @@ int main(int argc, char **argv) {
     // this process, only the weights and activations.
     if (randomInputs)
       return fail("--random-inputs needs an ONNX model, not a compiled library");
-    auto loaded = cpu::JITModel::load(modelPath);
-    if (!loaded)
-      return fail(llvm::toString(loaded.takeError()));
-    model = std::move(*loaded);
+    model = std::move(preloaded);
     for (const cpu::TensorSig &t : model->signature().inputs) {
       auto it = llvm::find_if(inputArrays, [&](auto &kv) { return kv.first == t.name; });
       if (it != inputArrays.end() && it->second.shape != t.shape)

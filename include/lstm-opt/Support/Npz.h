@@ -20,6 +20,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,15 +56,26 @@ size_t dtypeSize(DType dtype);
 /// numpy's name of \p dtype: "float32", "int64", "bool", ...
 llvm::StringRef dtypeName(DType dtype);
 
+/// Knobs of readNpz.
+struct ReadOptions {
+  /// Called for every member with its key and the byte size it inflates to
+  /// (the .npy header included), before anything is inflated or allocated;
+  /// an error stops the read. lstm-run checks the size against what the
+  /// model's input needs, so a small archive cannot make it inflate
+  /// gigabytes.
+  std::function<llvm::Error(llvm::StringRef key, uint64_t bytes)> checkMember;
+};
+
 /// Reads every array of the .npz at \p path, in archive order. A key is the
 /// entry name without its ".npy" suffix (it may contain '/' or ':').
 llvm::Expected<std::vector<std::pair<std::string, Array>>>
-readNpz(llvm::StringRef path);
+readNpz(llvm::StringRef path, const ReadOptions &options = {});
 
 /// The same for the bytes of an .npz in memory; \p name is the file name
 /// that error messages give.
 llvm::Expected<std::vector<std::pair<std::string, Array>>>
-readNpzBuffer(llvm::ArrayRef<uint8_t> bytes, llvm::StringRef name);
+readNpzBuffer(llvm::ArrayRef<uint8_t> bytes, llvm::StringRef name,
+              const ReadOptions &options = {});
 
 /// Reads the single array of the .npy file at \p path.
 llvm::Expected<Array> readNpy(llvm::StringRef path);
