@@ -342,13 +342,7 @@ LogicalResult writeAtomically(StringRef path, StringRef data) {
 LogicalResult unrollLoopsThatFuse(OwningOpRef<ModuleOp> &module,
                                   const ONNXImportOptions &options,
                                   bool onlyIfFused) {
-  auto graph = [](ModuleOp m) -> func::FuncOp {
-    for (auto f : m.getOps<func::FuncOp>())
-      if (!f.isExternal() && !f.isPrivate())
-        return f;
-    return {};
-  };
-  func::FuncOp func = graph(*module);
+  func::FuncOp func = graphFunction(*module);
   if (!func || !onnx::hasLoopNodes(func))
     return success();
   SmallVector<int64_t> skip;
@@ -360,7 +354,7 @@ LogicalResult unrollLoopsThatFuse(OwningOpRef<ModuleOp> &module,
     if (succeeded(unrollRecurrentLoops(trial, options, {}, /*keepMarks=*/true)) &&
         succeeded(parsePassPipeline(kRecognitionPipeline, pm)) &&
         succeeded(pm.run(*trial)))
-      if (func::FuncOp f = graph(*trial))
+      if (func::FuncOp f = graphFunction(*trial))
         skip = onnx::unfusedUnrolledLoops(f);
   }
   return unrollRecurrentLoops(module, options, skip);

@@ -23,7 +23,7 @@ using namespace mlir;
 using namespace lstm_opt;
 namespace od = lstm_opt::onnx;
 
-static func::FuncOp graphOf(ModuleOp m) {
+func::FuncOp lstm_opt::graphFunction(ModuleOp m) {
   for (auto f : m.getOps<func::FuncOp>())
     if (!f.isExternal() && !f.isPrivate())
       return f;
@@ -162,14 +162,14 @@ LogicalResult lstm_opt::unrollRecurrentLoops(OwningOpRef<ModuleOp> &module,
                                              const ONNXImportOptions &options,
                                              ArrayRef<int64_t> skip,
                                              bool keepMarks) {
-  func::FuncOp func = graphOf(*module);
+  func::FuncOp func = graphFunction(*module);
   if (!func || !od::unrollRecurrentLoops(func, {}, skip))
     return success();
   eraseDeadOps(func);
   if (failed(reinferShapes(module, options)))
     return failure();
   if (!keepMarks)
-    od::stripUnrolledMarks(graphOf(*module));
+    od::stripUnrolledMarks(graphFunction(*module));
   return success();
 }
 
@@ -197,7 +197,7 @@ LogicalResult lstm_opt::specializeModel(
     OwningOpRef<ModuleOp> &module,
     const std::map<std::string, std::vector<int64_t>> &values,
     const ONNXImportOptions &options) {
-  func::FuncOp func = graphOf(*module);
+  func::FuncOp func = graphFunction(*module);
   if (!func)
     return success();
   // Bind the inputs: their uses read constants; the argument stays, so the
@@ -265,7 +265,7 @@ LogicalResult lstm_opt::specializeModel(
       return success();
     if (failed(reinferShapes(module, options)))
       return failure();
-    func = graphOf(*module);
+    func = graphFunction(*module);
     if (func)
       markBound(func);
     if (!inlined)

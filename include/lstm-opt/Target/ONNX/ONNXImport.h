@@ -11,6 +11,7 @@
 #ifndef LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H
 #define LSTM_OPT_TARGET_ONNX_ONNXIMPORT_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -66,6 +67,10 @@ importONNXBuffer(llvm::StringRef bytes, ONNXFileFormat format,
 ///  - the ONNX library's shape inference runs again over the result (with
 ///    `options`, i.e. the same input shapes), so values downstream get static
 ///    types. `module` is replaced by the refined one.
+/// The model's graph in an imported module: its public function with a
+/// body (null if there is none).
+mlir::func::FuncOp graphFunction(mlir::ModuleOp module);
+
 /// Parses a binding NAME=V[,V...] (integer values) as `--bind` takes it.
 /// Returns false for anything else.
 bool parseInputBinding(llvm::StringRef spec, std::string &name,

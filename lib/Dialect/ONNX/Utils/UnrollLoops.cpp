@@ -173,6 +173,7 @@ struct Unroller {
   int64_t numTrips = 0;  // iterations unrolled
   int64_t ordinal = 0;   // the loop's place among the graph's Loop/Scan nodes
   int64_t stepsMade = 0; // copies of the body made so far
+  int64_t perTrip = -1;  // ops copied per iteration (checkBudget)
 
   Unroller(Operation *loop, od::ConstantBuilder &consts, int64_t maxTrips,
            int64_t maxOps)
@@ -287,9 +288,11 @@ struct Unroller {
   void undo() { eraseDead(); }
 
   bool checkBudget(int64_t trips) {
-    int64_t perTrip = 0;
-    for (Operation &op : body().without_terminator())
-      op.walk([&](Operation *) { ++perTrip; });
+    if (perTrip < 0) { // the body's ops, nested ones included: counted once
+      perTrip = 0;
+      for (Operation &op : body().without_terminator())
+        op.walk([&](Operation *) { ++perTrip; });
+    }
     int64_t ops;
     return trips >= 0 && trips <= maxTrips &&
            !llvm::MulOverflow(perTrip, trips, ops) && ops <= maxOps;
@@ -300,6 +303,34 @@ struct Unroller {
            ") or copied ops than the limits allow (max-trips=" +
            std::to_string(maxTrips) + ", max-ops=" + std::to_string(maxOps) +
            ")";
+  }
+
+  /// Replaces the loop's results by the final carried values and, per scan
+  /// output j, its per-iteration values stacked along `axes[j]` (in reverse
+  /// order where `reversed[j]`).
+  LogicalResult finish(ArrayRef<Value> carried,
+                       ArrayRef<SmallVector<Value>> scans,
+                       ArrayRef<int64_t> axes, ArrayRef<int64_t> reversed,
+                       std::string &why) {
+    SmallVector<Value> results(carried);
+    for (auto [j, values] : llvm::enumerate(scans)) {
+      SmallVector<Value> parts(values);
+      if (reversed[j])
+        std::reverse(parts.begin(), parts.end());
+      auto s = stack(parts, axes[j]);
+      if (failed(s)) {
+        why = "a scan output is not a ranked tensor of the same type at every "
+              "iteration";
+        return failure();
+      }
+      results.push_back(*s);
+    }
+    if (failed(replaceResults(loop, results))) {
+      why = "a result of the unrolled steps has a type incompatible with the "
+            "loop's";
+      return failure();
+    }
+    return success();
   }
 
   /// ONNX Loop: inputs (M, cond, v...), body (i, cond, v...) ->
@@ -373,22 +404,8 @@ struct Unroller {
       why = "it runs no iteration (its scan outputs would be empty)";
       return failure();
     }
-    SmallVector<Value> results(carried);
-    for (unsigned j = 0; j < k; ++j) {
-      auto s = stack(scans[j], 0);
-      if (failed(s)) {
-        why = "a scan output is not a ranked tensor of the same type at every "
-              "iteration";
-        return failure();
-      }
-      results.push_back(*s);
-    }
-    if (failed(replaceResults(loop, results))) {
-      why = "a result of the unrolled steps has a type incompatible with the "
-            "loop's";
-      return failure();
-    }
-    return success();
+    return finish(carried, scans, SmallVector<int64_t>(k, 0),
+                  SmallVector<int64_t>(k, 0), why);
   }
 
   /// ONNX Scan (opset 9+): inputs (state..., scan inputs...), body
@@ -466,25 +483,7 @@ struct Unroller {
       for (unsigned j = 0; j < k; ++j)
         scans[j].push_back(out[n + j]);
     }
-    SmallVector<Value> results(state);
-    for (unsigned j = 0; j < k; ++j) {
-      SmallVector<Value> parts(scans[j]);
-      if (outDirs[j])
-        std::reverse(parts.begin(), parts.end());
-      auto s = stack(parts, outAxes[j]);
-      if (failed(s)) {
-        why = "a scan output is not a ranked tensor of the same type at every "
-              "iteration";
-        return failure();
-      }
-      results.push_back(*s);
-    }
-    if (failed(replaceResults(loop, results))) {
-      why = "a result of the unrolled steps has a type incompatible with the "
-            "loop's";
-      return failure();
-    }
-    return success();
+    return finish(state, scans, outAxes, outDirs, why);
   }
 };
 
