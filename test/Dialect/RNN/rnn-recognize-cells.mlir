@@ -238,3 +238,98 @@ func.func @onnx_lstm_unfolded_weights(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32
   %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %none) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
   return %yh : tensor<1x2x1xf32>
 }
+
+// -----
+
+// GRU cell forms (CellForms.cpp). Keras' textbook update
+// h' = (1 - z)*n + z*h with gates z, r, n in one kernel: rows move to the
+// canonical r, z, n; r applied after the recurrent matmul.
+
+// CHECK-LABEL: func.func @gru_textbook
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "gru_W" dense<{{\[}}[2.000000e+00, 5.000000e+00], [1.000000e+00, 4.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[R:.*]] = onnx.initializer "gru_R" dense<{{\[}}[2.000000e-01], [1.000000e-01], [3.000000e-01]]> : tensor<3x1xf32>
+// CHECK: rnn.gru_cell %arg0, %arg1, %[[W]], %[[R]], {{.*}} {linear_before_reset, rnn.source_gemms = 2 : i64, rnn.source_nodes = 15 : i64}
+// CHECK-NOT: onnx.Sub
+func.func @gru_textbook(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xz, %xr, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hz, %hr, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %a = onnx.Mul(%omz, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zh = onnx.Mul(%z, %h) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%zh, %a) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
+// The update multiplied out, h' = (n - z*n) + z*h, with r*(h R_n + b_hn):
+// the form "gru-expanded". Per-gate MatMuls, b_hn lands in Br's n block.
+
+// CHECK-LABEL: func.func @gru_expanded
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "gru_W" dense<{{\[}}[1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[BR:.*]] = onnx.initializer "gru_Br" dense<[0.000000e+00, 0.000000e+00, 5.000000e-01]> : tensor<3xf32>
+// CHECK: rnn.gru_cell %arg0, %arg1, %[[W]], %{{.*}}, %{{.*}}, %[[BR]] {linear_before_reset, rnn.source_gemms = 6 : i64, rnn.source_nodes = 18 : i64}
+// CHECK-NOT: onnx.Sub
+func.func @gru_expanded(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %wr = onnx.initializer "wr" dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %wz = onnx.initializer "wz" dense<[[3.0], [4.0]]> : tensor<2x1xf32>
+  %wn = onnx.initializer "wn" dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %rr = onnx.initializer "rr" dense<[[0.1]]> : tensor<1x1xf32>
+  %rz = onnx.initializer "rz" dense<[[0.2]]> : tensor<1x1xf32>
+  %rn = onnx.initializer "rn" dense<[[0.3]]> : tensor<1x1xf32>
+  %bn = onnx.initializer "bhn" dense<[0.5]> : tensor<1xf32>
+  %xr = onnx.MatMul(%x, %wr) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %hr = onnx.MatMul(%h, %rr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %r = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %xz = onnx.MatMul(%x, %wz) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %hz = onnx.MatMul(%h, %rz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %xn = onnx.MatMul(%x, %wn) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %hn = onnx.MatMul(%h, %rn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hnb = onnx.Add(%hn, %bn) : (tensor<1x1xf32>, tensor<1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%r, %hnb) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zn = onnx.Mul(%z, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %d = onnx.Sub(%n, %zn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zh = onnx.Mul(%h, %z) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%d, %zh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
+// A first step of the expanded form whose zero state the exporter folded:
+// h' = n - z*n (the form "gru-expanded-zero-state"). The state is zeros, the
+// reset gate's rows are zero (nothing reads r) and the cell says so.
+
+// CHECK-LABEL: func.func @gru_expanded_zero_state
+// CHECK-DAG: %[[H0:.*]] = onnx.initializer "zero_state" dense<0.000000e+00> : tensor<1x1xf32>
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "gru_W" dense<{{\[}}[0.000000e+00, 0.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK: rnn.gru_cell %arg0, %[[H0]], %[[W]], {{.*}} {rnn.source_gemms = 2 : i64, rnn.source_nodes = 6 : i64, rnn.zero_reset}
+func.func @gru_expanded_zero_state(%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
+  %wz = onnx.initializer "wz" dense<[[3.0], [4.0]]> : tensor<2x1xf32>
+  %wn = onnx.initializer "wn" dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %xz = onnx.MatMul(%x, %wz) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%xz) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %xn = onnx.MatMul(%x, %wn) : (tensor<1x2xf32>, tensor<2x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%xn) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zn = onnx.Mul(%n, %z) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Sub(%n, %zn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}

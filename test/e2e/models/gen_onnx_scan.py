@@ -17,6 +17,9 @@ per op, weights as outer-scope initializers read directly by the body:
     batch-first x[B,T,I] scanned along axis 1 in reverse (scan_input_directions=[1]),
     outputs stacked along axis 1 in reverse too (scan_output_directions=[1]), so y[:, t]
     is the h computed from x[:, t]: a reverse layer; zero initial state.
+  * onnx_scan_gru_expanded: GRU with the reset gate applied before the recurrent matmul
+    (linear_before_reset = 0: n = tanh(x Wn + (r*h) Rn + bn)) and the update multiplied
+    out, h' = (n - z*n) + z*h, as hand-written graphs write it; time-major, h0 an input.
 
 Every model is checked with onnx.checker and against a numpy reference in ONNX Runtime.
 """
@@ -193,7 +196,65 @@ def onnx_scan_gru_reverse_bf():
     }
 
 
-FIXTURES = [onnx_scan_lstm, onnx_scan_gru_reverse_bf]
+def onnx_scan_gru_expanded():
+    Wx, Wh, Wn, b = w(I, 3 * H), w(H, 2 * H), w(H, H), w(3 * H)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["x_t", "Wx"], ["gx0"]),
+         helper.make_node("Add", ["gx0", "b"], ["gx"]),
+         helper.make_node("Split", ["gx"], ["xr", "xz", "xn"], axis=1, num_outputs=3),
+         helper.make_node("MatMul", ["h", "Wh"], ["gh"]),
+         helper.make_node("Split", ["gh"], ["hr", "hz"], axis=1, num_outputs=2),
+         helper.make_node("Add", ["xr", "hr"], ["ar"]),
+         helper.make_node("Sigmoid", ["ar"], ["r"]),
+         helper.make_node("Add", ["xz", "hz"], ["az"]),
+         helper.make_node("Sigmoid", ["az"], ["z"]),
+         helper.make_node("Mul", ["r", "h"], ["rh"]),
+         helper.make_node("MatMul", ["rh", "Wn"], ["rhn"]),
+         helper.make_node("Add", ["xn", "rhn"], ["an"]),
+         helper.make_node("Tanh", ["an"], ["n"]),
+         helper.make_node("Mul", ["z", "n"], ["zn"]),
+         helper.make_node("Sub", ["n", "zn"], ["keep"]),
+         helper.make_node("Mul", ["h", "z"], ["zh"]),
+         helper.make_node("Add", ["keep", "zh"], ["h_new"]),
+         helper.make_node("Identity", ["h_new"], ["y_t"])],
+        "gru_step",
+        [f32("h", [B, H]), f32("x_t", [B, I])],
+        [f32("h_new", [B, H]), f32("y_t", [B, H])])
+    graph = helper.make_graph(
+        [helper.make_node("Scan", ["h0", "x"], ["h_T", "y"], body=body, num_scan_inputs=1)],
+        "onnx_scan_gru_expanded",
+        [f32("x", [T, B, I]), f32("h0", [B, H])],
+        [f32("y", [T, B, H]), f32("h_T", [B, H])],
+        [numpy_helper.from_array(Wx, "Wx"), numpy_helper.from_array(Wh, "Wh"),
+         numpy_helper.from_array(Wn, "Wn"), numpy_helper.from_array(b, "b")])
+    file, path = save("onnx_scan_gru_expanded", graph)
+    x, h = w(T, B, I), w(B, H)
+    feeds = {"x": x, "h0": h}
+    ys = []
+    for t in range(T):
+        xr, xz, xn = np.split(x[t] @ Wx + b, 3, axis=1)
+        hr, hz = np.split(h @ Wh, 2, axis=1)
+        r, z = sigmoid(xr + hr), sigmoid(xz + hz)
+        n = np.tanh(xn + (r * h) @ Wn)
+        h = (n - z * n) + z * h
+        ys.append(h)
+    check(path, feeds, [np.stack(ys), h])
+    return {
+        "file": file, "generator": GENERATOR, "exporter": EXPORTER, "opset": OPSET,
+        "description": "ONNX Scan over time-major x (axis 0); body: one GRU step with the "
+                       "reset gate before the recurrent matmul (n = tanh(x Wn + (r*h) Rn + bn)) "
+                       "and the update multiplied out, h' = (n - z*n) + z*h; h0 a graph input.",
+        "inputs": {"x": [T, B, I], "h0": [B, H]},
+        "outputs": {"y": [T, B, H], "h_T": [B, H]},
+        "gate_order": "r,z,n (columns of Wx [I,3H]; Wh [H,2H] holds r,z; Wn [H,H] reads r*h)",
+        "expected": {"cells": "gru", "standard_rnn_ops": 0, "layers": [
+            layer("gru", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                  linear_before_reset=False)]},
+        "time_loop": "ONNX Scan (num_scan_inputs=1, axis 0, forward)",
+    }
+
+
+FIXTURES = [onnx_scan_lstm, onnx_scan_gru_reverse_bf, onnx_scan_gru_expanded]
 
 if __name__ == "__main__":
     entries = [fx() for fx in FIXTURES]

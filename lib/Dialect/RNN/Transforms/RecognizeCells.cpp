@@ -3,15 +3,17 @@
 // Two jobs:
 //  * standard onnx.LSTM/GRU/RNN layers become rnn.sequence (gate blocks
 //    reordered to the canonical order, bias split, layout 1 transposed);
-//  * one step of an unrolled LSTM becomes rnn.lstm_cell. The match is on the
-//    equations, not on node shapes: an Add of two Muls is c' = f*c + i*g
-//    when one Mul holds two activations (i, g) and the other an activation
-//    (f) and a value (c); h' = o*h(c') is found among the users of c'. The
-//    gate pre-activations are then expanded into linear forms
-//    sum_v v * W_v + b over MatMul/Gemm/Add/Sub/Split/Slice/Concat and
-//    constants, whatever the exporter's node order, gate order, packing or
-//    Gemm/MatMul choice. Exactly two inputs (the step input and the hidden
-//    state) must remain; their weights become W and R.
+//  * one step of an unrolled LSTM/GRU/RNN becomes rnn.lstm_cell/gru_cell/
+//    rnn_cell. The match is on the equations, not on node shapes: the state
+//    updates that identify a cell (c' = f*c + i*g, h' = (1 - z)*n + z*h, ...)
+//    are a table of cell forms (CellForms.cpp), matched from the node that
+//    computes the new state; the family's builder then expands the gate
+//    pre-activations into linear forms sum_v v * W_v + b over
+//    MatMul/Gemm/Add/Sub/Split/Slice/Concat and constants, whatever the
+//    exporter's node order, gate order, packing or Gemm/MatMul choice.
+//    Exactly two inputs (the step input and the hidden state) must remain;
+//    their weights become W and R. A simple RNN step (an activation of a
+//    linear form, inside a chain of them) is the general fallback, last.
 // A near-miss leaves the graph unchanged and emits a remark on the node.
 //
 //===----------------------------------------------------------------------===//
@@ -19,6 +21,7 @@
 #include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellForms.h"
 #include "lstm-opt/Dialect/RNN/Utils/GateLayout.h"
 
 #include "mlir/IR/Builders.h"
@@ -37,6 +40,13 @@ namespace lstm_opt::rnn {
 using namespace mlir;
 using namespace lstm_opt;
 namespace od = lstm_opt::onnx;
+using rnn::Activation;
+using rnn::CellFamily;
+using rnn::CellForm;
+using rnn::CellPattern;
+using rnn::getActivation;
+using rnn::isGateActivation;
+using rnn::isOnes;
 
 namespace {
 
@@ -369,48 +379,6 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
 // Activations
 //===----------------------------------------------------------------------===//
 
-struct Activation {
-  std::string name; // ONNX activation name
-  float alpha = 0, beta = 0;
-  bool hasParams = false;
-  Value input;
-  Operation *op = nullptr;
-  bool operator==(const Activation &o) const {
-    return name == o.name && alpha == o.alpha && beta == o.beta;
-  }
-};
-
-std::optional<Activation> getActivation(Value v) {
-  Operation *def = od::skipIdentities(v).getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  Activation a;
-  a.op = def;
-  if (auto s = dyn_cast<od::SigmoidOp>(def)) {
-    a.name = "Sigmoid";
-    a.input = s.getX();
-  } else if (auto t = dyn_cast<od::TanhOp>(def)) {
-    a.name = "Tanh";
-    a.input = t.getX();
-  } else if (auto r = dyn_cast<od::ReluOp>(def)) {
-    a.name = "Relu";
-    a.input = r.getX();
-  } else if (auto h = dyn_cast<od::HardSigmoidOp>(def)) {
-    a.name = "HardSigmoid";
-    a.input = h.getX();
-    a.alpha = h.getAlpha().convertToFloat();
-    a.beta = h.getBeta().convertToFloat();
-    a.hasParams = true;
-  } else {
-    return std::nullopt;
-  }
-  return a;
-}
-
-bool isGateActivation(const Activation &a) {
-  return a.name == "Sigmoid" || a.name == "HardSigmoid";
-}
-
 /// True if `v` looks like one time step cut out of a sequence tensor.
 bool isStepSlice(Value v) {
   v = od::skipIdentities(v);
@@ -439,13 +407,11 @@ public:
 private:
   MLIRContext &getContext() { return *ctx; }
   void importLayer(Operation *op);
-  void matchLSTM(od::AddOp add);
-  void matchFoldedLSTM(od::MulOp ig);
+  void matchForm(const CellForm &form, const CellPattern &pattern,
+                 Operation *anchor);
   void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
                  Value cPrev, ArrayRef<Operation *> extra, bool quiet = false);
   Value zeros(Location loc, Value like, int64_t hidden);
-  void matchGRU(Operation *anchor);
-  void matchFoldedGRU(od::MulOp mul);
   void buildGRU(Operation *anchor, Activation z, Activation n, Value h,
                 SmallVector<Operation *> matched, bool quiet);
   void matchRNNCells();
@@ -685,47 +651,36 @@ static int pickHiddenState(ArrayRef<Value> inputs, ArrayRef<LinearForm> forms,
   return pick(a.known(), b.known());
 }
 
-void CellRecognizer::matchLSTM(od::AddOp add) {
-  auto m1 = add.getA().getDefiningOp<od::MulOp>();
-  auto m2 = add.getB().getDefiningOp<od::MulOp>();
-  if (!m1 || !m2)
+void CellRecognizer::matchForm(const CellForm &form,
+                               const CellPattern &pattern, Operation *anchor) {
+  // A folded first step is a term of the full update: the full form's job.
+  if (form.foldedState && llvm::any_of(anchor->getUsers(), [](Operation *u) {
+        return isa<od::AddOp>(u);
+      }))
     return;
-  auto acts = [](od::MulOp m) {
-    return std::make_pair(getActivation(m.getA()), getActivation(m.getB()));
-  };
-  auto [a1, b1] = acts(m1);
-  auto [a2, b2] = acts(m2);
-  // i*g: both operands activations; f*c: exactly one.
-  od::MulOp ig, fc;
-  if (a1 && b1 && (!a2 || !b2) && (a2 || b2)) {
-    ig = m1;
-    fc = m2;
-  } else if (a2 && b2 && (!a1 || !b1) && (a1 || b1)) {
-    ig = m2;
-    fc = m1;
-  } else {
+  auto m = rnn::matchCellPattern(pattern, anchor);
+  if (!m)
+    return;
+  bool quiet = form.foldedState;
+  switch (form.family) {
+  case CellFamily::LSTM: {
+    auto ig = dyn_cast_or_null<od::MulOp>(m->label("ig"));
+    assert(ig && "an LSTM form labels the i*g product 'ig'");
+    if (!ig)
+      return;
+    SmallVector<Operation *> extra(m->nodes.begin(), m->nodes.end());
+    buildLSTM(anchor, ig, m->activation("f"), m->value("c"), extra, quiet);
     return;
   }
-  auto [fcA, fcB] = acts(fc);
-  Activation fAct = fcA ? *fcA : *fcB;
-  Value cPrev = fcA ? fc.getB() : fc.getA();
-  if (!isGateActivation(fAct))
+  case CellFamily::GRU: {
+    auto z = m->activation("z"), n = m->activation("n");
+    assert(z && n && "a GRU form binds activations z and n");
+    if (!z || !n)
+      return;
+    buildGRU(anchor, *z, *n, m->value("h"), m->nodes, quiet);
     return;
-  buildLSTM(add, ig, fAct, cPrev, {fc});
-}
-
-void CellRecognizer::matchFoldedLSTM(od::MulOp ig) {
-  // A first step whose zero cell state an exporter folded away:
-  // c' = i*g, h' = o*h(c').
-  auto a = getActivation(ig.getA()), b = getActivation(ig.getB());
-  if (!a || !b || (!isGateActivation(*a) && !isGateActivation(*b)))
-    return;
-  for (Operation *user : ig->getUsers())
-    if (isa<od::AddOp>(user))
-      return; // part of c' = f*c + i*g: the other anchor's job
-  if (!findHiddenOutput(ig.getResult()))
-    return;
-  buildLSTM(ig, ig, std::nullopt, Value(), {}, /*quiet=*/true);
+  }
+  }
 }
 
 Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
@@ -970,12 +925,6 @@ static void addLeaves(Value v, SmallVectorImpl<Value> &leaves,
   leaves.push_back(v);
 }
 
-/// A constant of all ones.
-static bool isOnes(Value v) {
-  auto t = od::getConstantF32(v);
-  return t && llvm::all_of(t->values, [](float f) { return f == 1.0f; });
-}
-
 Location CellRecognizer::fusedLoc(ArrayRef<Operation *> ops) {
   SmallVector<Location> locs;
   for (Operation *op : ops)
@@ -1029,93 +978,6 @@ static bool verifyQuietly(Operation *cell) {
     return true;
   cell->erase();
   return false;
-}
-
-void CellRecognizer::matchGRU(Operation *anchor) {
-  // h' = n + z * (h - n)   (PyTorch), or
-  // h' = (1 - z) * n + z * h   (textbook, Keras; either order).
-  Value hNew = anchor->getResult(0);
-  std::optional<Activation> z, n;
-  Value h;
-  SmallVector<Operation *> matched = {anchor};
-  auto add = dyn_cast<od::AddOp>(anchor);
-  if (!add)
-    return;
-  auto tryTorch = [&](Value nv, Value mv) {
-    auto m = mv.getDefiningOp<od::MulOp>();
-    auto nAct = getActivation(nv);
-    if (!m || !nAct)
-      return false;
-    for (auto [zv, dv] : {std::pair(m.getA(), m.getB()), std::pair(m.getB(), m.getA())}) {
-      auto zAct = getActivation(zv);
-      auto d = dv.getDefiningOp<od::SubOp>();
-      if (!zAct || !isGateActivation(*zAct) || !d ||
-          od::skipIdentities(d.getB()) != od::skipIdentities(nv))
-        continue;
-      z = zAct;
-      n = nAct;
-      h = d.getA();
-      matched.append({m, d});
-      return true;
-    }
-    return false;
-  };
-  auto tryTextbook = [&](Value av, Value bv) {
-    auto m1 = av.getDefiningOp<od::MulOp>(), m2 = bv.getDefiningOp<od::MulOp>();
-    if (!m1 || !m2)
-      return false;
-    // m1 = (1 - z) * n
-    for (auto [sv, nv] : {std::pair(m1.getA(), m1.getB()), std::pair(m1.getB(), m1.getA())}) {
-      auto sub = sv.getDefiningOp<od::SubOp>();
-      auto nAct = getActivation(nv);
-      if (!sub || !nAct || !isOnes(sub.getA()))
-        continue;
-      auto zAct = getActivation(sub.getB());
-      if (!zAct || !isGateActivation(*zAct))
-        continue;
-      // m2 = z * h
-      Value zOut = od::skipIdentities(sub.getB());
-      Value other;
-      if (od::skipIdentities(m2.getA()) == zOut)
-        other = m2.getB();
-      else if (od::skipIdentities(m2.getB()) == zOut)
-        other = m2.getA();
-      else
-        continue;
-      z = zAct;
-      n = nAct;
-      h = other;
-      matched.append({m1, m2, sub});
-      return true;
-    }
-    return false;
-  };
-  if (!(tryTorch(add.getA(), add.getB()) || tryTorch(add.getB(), add.getA()) ||
-        tryTextbook(add.getA(), add.getB()) ||
-        tryTextbook(add.getB(), add.getA())))
-    return;
-  buildGRU(anchor, *z, *n, h, matched, /*quiet=*/false);
-}
-
-void CellRecognizer::matchFoldedGRU(od::MulOp mul) {
-  // A first step whose zero state an exporter folded away: h' = (1 - z) * n
-  // (the z * h term is gone), n without the reset product when
-  // linear_before_reset is 0.
-  for (Operation *user : mul->getUsers())
-    if (isa<od::AddOp>(user))
-      return; // part of h' = (1 - z) * n + z * h: matchGRU's job
-  for (auto [sv, nv] : {std::pair(mul.getA(), mul.getB()),
-                        std::pair(mul.getB(), mul.getA())}) {
-    auto sub = sv.getDefiningOp<od::SubOp>();
-    auto nAct = getActivation(nv);
-    if (!sub || !nAct || !isOnes(sub.getA()))
-      continue;
-    auto zAct = getActivation(sub.getB());
-    if (!zAct || !isGateActivation(*zAct))
-      continue;
-    buildGRU(mul, *zAct, *nAct, Value(), {mul, sub}, /*quiet=*/true);
-    return;
-  }
 }
 
 void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
@@ -1587,31 +1449,27 @@ void CellRecognizer::run() {
   });
   for (Operation *op : layers)
     importLayer(op);
-  // Cells in program order, so that a step's hidden input is known to be the
-  // previous step's output.
-  SmallVector<od::AddOp> adds;
-  func.walk([&](od::AddOp add) { adds.push_back(add); });
-  for (od::AddOp add : adds)
-    // A match erases the nodes it replaced, later Adds among them.
-    if (!erasedOps.contains(add))
-      matchLSTM(add);
-  // First steps whose zero cell state was folded (c' = i*g).
-  SmallVector<od::MulOp> muls;
-  func.walk([&](od::MulOp mul) { muls.push_back(mul); });
-  for (od::MulOp mul : muls)
-    if (!erasedOps.contains(mul))
-      matchFoldedLSTM(mul);
-  // GRU steps, anchored at h' = ... (an Add).
-  adds.clear();
-  func.walk([&](od::AddOp add) { adds.push_back(add); });
-  for (od::AddOp add : adds)
-    if (!erasedOps.contains(add))
-      matchGRU(add);
-  muls.clear();
-  func.walk([&](od::MulOp mul) { muls.push_back(mul); });
-  for (od::MulOp mul : muls)
-    if (!erasedOps.contains(mul))
-      matchFoldedGRU(mul);
+  // Cells by their state updates (CellForms.cpp), form by form in the
+  // table's order, anchors in program order: a step's hidden input is then
+  // known to be the previous step's output.
+  for (const CellForm &form : rnn::cellForms()) {
+    std::string error;
+    auto pattern = rnn::parseCellPattern(form.pattern, error);
+    if (!pattern)
+      llvm::report_fatal_error(llvm::Twine("cell form '") + form.name +
+                               "': " + error);
+    SmallVector<Operation *> anchors;
+    func.walk([&](Operation *op) {
+      if ((pattern->kind == CellPattern::Kind::Add && isa<od::AddOp>(op)) ||
+          (pattern->kind == CellPattern::Kind::Mul && isa<od::MulOp>(op)) ||
+          (pattern->kind == CellPattern::Kind::Sub && isa<od::SubOp>(op)))
+        anchors.push_back(op);
+    });
+    for (Operation *anchor : anchors)
+      // A match erases the nodes it replaced, later anchors among them.
+      if (!erasedOps.contains(anchor))
+        matchForm(form, *pattern, anchor);
+  }
   // Simple RNN steps, last: every activation left is a candidate.
   matchRNNCells();
   // Function results may have become more static.
