@@ -406,6 +406,13 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       options.inputShapes[name.str()] = shape;
     }
     module = importONNXFile(inputPath, &context, options);
+    // If nodes that the declared shapes decide ("is the input 2-D?"):
+    // replaced by the branch taken, so that what follows sees static types.
+    // (Compiled targets do this and more in specializeModel below.)
+    int inlinedIfs = 0;
+    if (module && target == "onnx" && !hasExplicitPasses(argc, argv) &&
+        failed(inlineShapeDecidedIfs(module, options, inlinedIfs)))
+      return 1;
     // Recurrent Loop/Scan nodes with a known trip count: unrolled, with
     // types refined, so that the pipeline can recognise and roll their steps.
     if (module && !hasExplicitPasses(argc, argv) &&

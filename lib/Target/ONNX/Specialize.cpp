@@ -58,8 +58,9 @@ int foldIntegerValues(func::FuncOp func, od::ConstantBuilder &consts) {
 }
 
 /// Replaces each If whose condition is a compile-time constant by the ops of
-/// the branch it takes. Returns the number replaced.
-int inlineConstantIfs(func::FuncOp func) {
+/// the branch it takes (with a remark on the If if `remark`). Returns the
+/// number replaced.
+int inlineConstantIfs(func::FuncOp func, bool remark = false) {
   int n = 0;
   bool changed = true;
   while (changed) {
@@ -76,6 +77,10 @@ int inlineConstantIfs(func::FuncOp func) {
       if (!cond || cond->size() != 1 || !names || names->size() != 2)
         continue;
       StringRef want = (*cond)[0] ? "then_branch" : "else_branch";
+      if (remark)
+        node.emitRemark() << "If decided at compile time: its "
+                          << (want == "then_branch" ? "then" : "else")
+                          << " branch inlined";
       int index = -1;
       for (auto [i, name] : llvm::enumerate(*names))
         if (cast<StringAttr>(name).getValue() == want)
@@ -157,6 +162,25 @@ LogicalResult reinferShapes(OwningOpRef<ModuleOp> &module,
 }
 
 } // namespace
+
+LogicalResult lstm_opt::inlineShapeDecidedIfs(OwningOpRef<ModuleOp> &module,
+                                              const ONNXImportOptions &options,
+                                              int &inlined) {
+  // Bounded: each round that continues inlines at least one If.
+  for (int round = 0; round < 8; ++round) {
+    func::FuncOp func = graphFunction(*module);
+    if (!func)
+      return success();
+    int n = inlineConstantIfs(func, /*remark=*/true);
+    if (!n)
+      return success();
+    inlined += n;
+    eraseDeadOps(func);
+    if (failed(reinferShapes(module, options)))
+      return failure();
+  }
+  return success();
+}
 
 LogicalResult lstm_opt::unrollRecurrentLoops(OwningOpRef<ModuleOp> &module,
                                              const ONNXImportOptions &options,

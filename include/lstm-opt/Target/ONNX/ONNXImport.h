@@ -67,6 +67,23 @@ importONNXBuffer(llvm::StringRef bytes, ONNXFileFormat format,
 ///  - the ONNX library's shape inference runs again over the result (with
 ///    `options`, i.e. the same input shapes), so values downstream get static
 ///    types. `module` is replaced by the refined one.
+mlir::LogicalResult
+specializeModel(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                const std::map<std::string, std::vector<int64_t>> &values,
+                const ONNXImportOptions &options);
+
+/// Replaces every `If` whose condition the graph's declared shapes decide
+/// (a rank or a static dimension compared, as exporters write "is the input
+/// 2-D?") by the ops of the branch taken, with a remark on the `If`, and
+/// runs the ONNX library's shape inference over the result, in rounds (a
+/// condition may read a shape known only once another `If` is gone). The
+/// result computes the same as the original for every input the declared
+/// shapes admit. Nothing else changes; `module` is replaced by the refined
+/// one when an `If` was inlined. `inlined` counts them.
+mlir::LogicalResult
+inlineShapeDecidedIfs(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                      const ONNXImportOptions &options, int &inlined);
+
 /// The model's graph in an imported module: its public function with a
 /// body (null if there is none).
 mlir::func::FuncOp graphFunction(mlir::ModuleOp module);
@@ -75,11 +92,6 @@ mlir::func::FuncOp graphFunction(mlir::ModuleOp module);
 /// Returns false for anything else.
 bool parseInputBinding(llvm::StringRef spec, std::string &name,
                        std::vector<int64_t> &values);
-
-mlir::LogicalResult
-specializeModel(mlir::OwningOpRef<mlir::ModuleOp> &module,
-                const std::map<std::string, std::vector<int64_t>> &values,
-                const ONNXImportOptions &options);
 
 /// Unrolls the graph's recurrent Loop/Scan nodes whose iteration count is
 /// known at compile time (onnx::unrollRecurrentLoops), then, if any was

@@ -571,6 +571,29 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
           return SmallVector<int64_t>{w};
       }
     }
+    // Static dimensions of a ranked value, whatever the others are.
+    if (auto shape = g.getData().getDefiningOp<ShapeOp>()) {
+      auto t = dyn_cast<RankedTensorType>(shape.getData().getType());
+      auto idx = eval(g.getIndices());
+      if (t && idx && g.getAxis() == 0) {
+        int64_t rank = t.getRank();
+        int64_t start = shape.getStart() ? *shape.getStart() : 0;
+        int64_t end = shape.getEnd() ? *shape.getEnd() : rank;
+        start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+        end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
+        int64_t n = std::max<int64_t>(end - start, 0);
+        SmallVector<int64_t> out;
+        for (int64_t i : *idx) {
+          if (i < 0)
+            i += n;
+          if (i < 0 || i >= n || t.isDynamicDim(start + i))
+            break;
+          out.push_back(t.getDimSize(start + i));
+        }
+        if (out.size() == idx->size())
+          return out;
+      }
+    }
     // Values are flattened: only a gather from 1-D data is exact.
     if (auto t = dyn_cast<RankedTensorType>(g.getData().getType());
         t && t.getRank() > 1)
@@ -756,8 +779,25 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     return eval(u.getData());
   if (auto sq = dyn_cast<SqueezeOp>(op))
     return eval(sq.getData());
-  if (auto c = dyn_cast<CastOp>(op))
-    return elemInt(op) ? eval(c.getInput()) : std::nullopt;
+  if (auto c = dyn_cast<CastOp>(op)) {
+    auto in = dyn_cast<TensorType>(c.getInput().getType());
+    auto out = dyn_cast<TensorType>(op->getResult(0).getType());
+    if (!in || !out || !isa<IntegerType>(in.getElementType()) ||
+        !isa<IntegerType>(out.getElementType()))
+      return std::nullopt;
+    auto x = eval(c.getInput());
+    if (!x)
+      return std::nullopt;
+    unsigned bits = out.getElementType().getIntOrFloatBitWidth();
+    if (bits == 1) // to bool: nonzero is true
+      for (int64_t &e : *x)
+        e = e != 0;
+    else if (bits < 64 && llvm::any_of(*x, [&](int64_t e) {
+               return !llvm::isIntN(bits, e);
+             }))
+      return std::nullopt; // would wrap
+    return x;
+  }
   return std::nullopt;
 }
 
