@@ -21,6 +21,7 @@ APT_PACKAGES=(
   python3 python3-venv graphviz
   zlib1g-dev libomp-22-dev
   clang-22 libclang-rt-22-dev
+  qemu-user gcc-aarch64-linux-gnu
 )
 
 missing=()

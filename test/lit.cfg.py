@@ -69,6 +69,13 @@ import platform
 if platform.machine() in ("x86_64", "AMD64"):
     config.available_features.add("x86_64-host")
 
+# Cross-compiled models run under QEMU user-mode emulation: an AArch64 C
+# compiler (the .so's linker and the driver's compiler) and qemu-aarch64
+# (scripts/setup.sh installs both).
+import shutil
+if shutil.which("qemu-aarch64") and shutil.which("aarch64-linux-gnu-gcc"):
+    config.available_features.add("aarch64-cross")
+
 # The libFuzzer targets (test/fuzz), built with -DLSTM_OPT_FUZZERS=ON.
 if getattr(config, "lstm_opt_fuzzers", False):
     config.available_features.add("libfuzzer")

@@ -132,6 +132,14 @@ llvm::cl::opt<std::string> targetCPU(
     llvm::cl::value_desc("cpu"), llvm::cl::init("host"),
     llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<std::string> targetTriple(
+    "target-triple",
+    llvm::cl::desc("--target=cpu: the machine the code is for, when it is not "
+                   "this one, e.g. aarch64-linux-gnu (with --target-cpu of "
+                   "that architecture: generic, neoverse-n1, ...). Writes "
+                   "object files and assembly; a .so needs <triple>-gcc"),
+    llvm::cl::value_desc("triple"), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> noShapeInference(
     "no-shape-inference",
     llvm::cl::desc("Do not run ONNX shape inference when importing"),
@@ -476,6 +484,14 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpu::CPUOptions cpuOptions;
   cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
   cpuOptions.targetCPU = targetCPU;
+  cpuOptions.targetTriple = targetTriple;
+  if (!targetTriple.empty() && target != "cpu") {
+    llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
+    return 1;
+  }
+  // A foreign triple's CPU defaults to its generic one, not this host.
+  if (!targetTriple.empty() && targetCPU.getNumOccurrences() == 0)
+    cpuOptions.targetCPU = "";
   if (target != "onnx") {
     // An unknown CPU name is an error before anything is compiled.
     auto tv = cpu::targetVector(cpuOptions);

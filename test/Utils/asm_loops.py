@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Reports the innermost loops of the generated kernels in an x86-64 assembly
-file written by `lstm-opt --target=cpu -o k.s` (LLVM's verbose assembly).
+"""Reports the innermost loops of the generated kernels in an x86-64 or AArch64
+assembly file written by `lstm-opt --target=cpu -o k.s` (LLVM's verbose
+assembly).
 
 For every function whose name starts with __lstm_opt_ (a layer's kernel), each
 innermost loop (a block LLVM marks "This Inner Loop Header") that contains
-FMAs is checked for register spills and reloads ("# NN-byte Spill",
-"Reload"): the GEMM loops' register tile must fit the target's registers.
+FMAs is checked for register spills and reloads ("NN-byte Spill",
+"Reload" comments on a vector register: x86 xmm/ymm/zmm, AArch64 q/v): the
+GEMM loops' register tile must fit the target's registers.
 Prints one summary line, e.g.
 
   kernels 1, FMA loops 4, with vector spills 0, registers ymm
@@ -34,7 +36,9 @@ def main(path):
             label = header.group(1)
             body = []
             j = i + 1
-            while j < len(lines) and not re.search(r"\bj\w+\s+" + re.escape(label) + r"\b", lines[j]):
+            # The loop's back branch: x86 jCC, AArch64 b.CC / cbz / cbnz / tbz / tbnz.
+            back = re.compile(r"\b(j\w+|b\.\w+|b|cbn?z|tbn?z)\s+(\S+,\s*)*" + re.escape(label) + r"\b")
+            while j < len(lines) and not back.search(lines[j]):
                 body.append(lines[j])
                 j += 1
             loops.append((fn, body))
@@ -42,10 +46,13 @@ def main(path):
         i += 1
     # FMA loops; without FMA (SSE) the multiply-adds are mulps + addps.
     fma = [(f, b) for f, b in loops
-           if any("vfmadd" in l for l in b) or any("mulps" in l for l in b)]
+           if any(re.search(r"\b(vfmadd\w*|mulps|fmla)\b", l) for l in b)]
+    vector = r"(%[xyz]mm\d+|\b[qv]\d+\b)"
     spilling = [(f, b) for f, b in fma
-                if any(re.search(r"(Spill|Reload)", l) and re.search(r"[xyz]mm", l) for l in b)]
-    regs = sorted({r for _, b in fma for l in b for r in re.findall(r"%([xyz]mm)\d+", l)})
+                if any(re.search(r"(Spill|Reload)", l) and re.search(vector, l) for l in b)]
+    regs = sorted({r for _, b in fma for l in b
+                   for r in re.findall(r"%([xyz]mm)\d+", l) +
+                   ["v" for _ in re.findall(r"\bv\d+\.4s\b", l)]})
     print("kernels %d, FMA loops %d, with vector spills %d, registers %s"
           % (len(kernels), len(fma), len(spilling), ",".join(regs) or "none"))
     for f, b in spilling:

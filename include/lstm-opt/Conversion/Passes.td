@@ -88,6 +88,21 @@ def CPUApproximateMathPass : Pass<"cpu-approximate-math", "mlir::ModuleOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def CPUExpandCopiesPass : Pass<"cpu-expand-copies", "mlir::ModuleOp"> {
+  let summary = "Strided memref.copy as linalg.copy, so that it becomes loops";
+  let description = [{
+    Rewrites every `memref.copy` whose source or target is not an
+    identity-layout memref into `linalg.copy`, which
+    `convert-linalg-to-loops` turns into a loop nest. Copies of contiguous
+    buffers stay (they become a `memcpy`). Without it, `finalize-memref-to-llvm`
+    lowers a strided copy to a call to `memrefCopy` in MLIR's C runner
+    utilities, a library a compiled model would then need wherever it runs
+    (and one that does not exist for a cross-compiled target).
+    Part of the CPU pipeline, before convert-linalg-to-loops.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
   let summary = "Lower rnn layers and stacks to calls into the cuDNN runtime";
   let description = [{

@@ -30,6 +30,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -45,11 +46,12 @@ using namespace lstm_opt::cpu;
 
 namespace {
 
-/// Runtime libraries the generated code may call: memrefCopy for strided
-/// copies, and libomp when threads > 1.
+/// Runtime libraries the generated code may call: libomp when threads > 1
+/// (and the project's GPU/cuDNN runtimes). Nothing of MLIR's: strided
+/// copies are loops (cpu-expand-copies), so a model needs no MLIR library
+/// where it runs.
 std::vector<std::string> runtimeLibraries(const CPUOptions &options) {
-  std::vector<std::string> libs = {std::string(LSTM_OPT_LLVM_LIBDIR) +
-                                   "/libmlir_c_runner_utils.so"};
+  std::vector<std::string> libs;
   if (options.threads > 1)
     libs.push_back(std::string(LSTM_OPT_LLVM_LIBDIR) + "/libomp.so");
 #ifdef LSTM_OPT_CUDNN_RUNTIME
@@ -84,12 +86,50 @@ void initNativeTarget() {
   (void)once;
 }
 
-/// The target machine builder for `cpu`: this host with its features for ""
-/// or "host", else this host's architecture with the named CPU's features.
+/// True if `triple` names another machine than this one.
+bool isForeignTriple(StringRef triple) {
+  if (triple.empty())
+    return false;
+  llvm::Triple t(llvm::Triple::normalize(triple));
+  llvm::Triple host(llvm::sys::getProcessTriple());
+  return t.getArch() != host.getArch() || t.getOS() != host.getOS();
+}
+
+/// The target machine builder for `cpu` and `triple`: this host with its
+/// features for "" or "host", else this host's architecture with the named
+/// CPU's features; for a foreign triple, that triple with the named CPU
+/// ("generic" when none).
 llvm::Expected<llvm::orc::JITTargetMachineBuilder>
-targetMachineBuilder(StringRef cpu, bool pic) {
+targetMachineBuilder(StringRef cpu, StringRef triple, bool pic) {
   initNativeTarget();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  bool foreign = isForeignTriple(triple);
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> jtmb =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (foreign) {
+    static bool once = [] {
+      llvm::InitializeAllTargetInfos();
+      llvm::InitializeAllTargets();
+      llvm::InitializeAllTargetMCs();
+      llvm::InitializeAllAsmPrinters();
+      return true;
+    }();
+    (void)once;
+    llvm::consumeError(jtmb.takeError());
+    llvm::Triple t(llvm::Triple::normalize(triple));
+    std::string error;
+    if (!llvm::TargetRegistry::lookupTarget(t, error))
+      return llvm::createStringError("unknown --target-triple '" +
+                                     triple.str() + "': " + error);
+    jtmb = llvm::orc::JITTargetMachineBuilder(t);
+    if (cpu.empty() || cpu == "host") {
+      if (cpu == "host")
+        return llvm::createStringError(
+            "--target-cpu=host names this machine's CPU; for --target-triple=" +
+            triple.str() + " name one of that architecture (e.g. generic, "
+            "neoverse-n1, cortex-a76) or leave --target-cpu out");
+      cpu = "generic";
+    }
+  }
   if (!jtmb)
     return jtmb.takeError();
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
@@ -106,8 +146,10 @@ targetMachineBuilder(StringRef cpu, bool pic) {
       return llvm::createStringError(
           "unknown --target-cpu '" + cpu.str() + "' for " +
           jtmb->getTargetTriple().str() +
-          " (e.g. host, x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, "
-          "znver4, sapphirerapids)");
+          (jtmb->getTargetTriple().isX86()
+               ? " (e.g. host, x86-64-v3 for AVX2, x86-64-v4 for AVX-512, "
+                 "znver3, znver4, sapphirerapids)"
+               : " (e.g. generic, neoverse-n1, cortex-a76)"));
     jtmb->setCPU(cpu.str());
     jtmb->getFeatures() = llvm::SubtargetFeatures();
   }
@@ -129,7 +171,7 @@ subtargetOf(const llvm::orc::JITTargetMachineBuilder &jtmb) {
 
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 targetMachine(const CPUOptions &options, bool pic) {
-  auto jtmb = targetMachineBuilder(options.targetCPU, pic);
+  auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple, pic);
   if (!jtmb)
     return jtmb.takeError();
   return jtmb->createTargetMachine();
@@ -304,7 +346,7 @@ lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
   // gpu.wait before anything else that touches memory.
   if (options.gpuKernels)
     tail += "func.func(gpu-async-region),";
-  tail += "func.func(convert-linalg-to-loops),";
+  tail += "cpu-expand-copies,func.func(convert-linalg-to-loops),";
   if (options.threads > 1)
     tail += llvm::formatv("convert-scf-to-openmp{{num-threads={0}},", options.threads).str();
   tail += "lower-affine,cpu-approximate-math,canonicalize,cse,"
@@ -543,7 +585,8 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
 
 llvm::Expected<cpu::TargetVector>
 lstm_opt::cpu::targetVector(const CPUOptions &options) {
-  auto jtmb = targetMachineBuilder(options.targetCPU, /*pic=*/false);
+  auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple,
+                                   /*pic=*/false);
   if (!jtmb)
     return jtmb.takeError();
   auto sti = subtargetOf(*jtmb);
@@ -731,23 +774,44 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
   auto removeObj = llvm::make_scope_exit([&] { llvm::sys::fs::remove(obj); });
   if (failed(emitObjectFile(module, obj, options)))
     return failure();
-  auto cc = llvm::sys::findProgramByName("cc");
+  // A foreign triple links with that triple's C compiler driver, and only
+  // the C library: this machine has no OpenMP runtime built for it.
+  bool foreign = isForeignTriple(options.targetTriple);
+  std::string ccName =
+      foreign ? options.targetTriple + "-gcc" : std::string("cc");
+  auto cc = llvm::sys::findProgramByName(ccName);
   if (!cc) {
-    module.emitError() << "no C compiler driver ('cc') to link " << path;
+    module.emitError() << "no C compiler driver ('" << ccName << "') to link "
+                       << path
+                       << (foreign ? "; write an object file (-o x.o) and "
+                                     "link it on the target, or install a "
+                                     "cross compiler (Debian: gcc-" +
+                                         llvm::Triple(options.targetTriple)
+                                             .getArchName()
+                                             .str() +
+                                         "-linux-gnu)"
+                                   : std::string());
+    return failure();
+  }
+  if (foreign && !runtimeLibraries(options).empty()) {
+    module.emitError() << "a " << options.targetTriple
+                       << " library with --threads=" << options.threads
+                       << " needs an OpenMP runtime built for that target, "
+                          "which this machine lacks; use --threads=1, or -o "
+                          "x.o and link on the target";
     return failure();
   }
   // Link next to the target and rename, so a failed link leaves nothing.
   SmallString<128> tmp(path);
   tmp += ".tmp";
-  std::vector<std::string> args = {*cc, "-shared", "-o", tmp.str().str(),
-                                   obj.str().str(), "-L" LSTM_OPT_LLVM_LIBDIR,
-                                   "-Wl,-rpath," LSTM_OPT_LLVM_LIBDIR};
+  // -z defs: a symbol nothing provides is a link error here, not a load
+  // error where the model is deployed.
+  std::vector<std::string> args = {*cc, "-shared", "-Wl,-z,defs", "-o",
+                                   tmp.str().str(), obj.str().str()};
   for (const std::string &lib : runtimeLibraries(options)) {
     StringRef dir = llvm::sys::path::parent_path(lib);
-    if (dir != LSTM_OPT_LLVM_LIBDIR) {
-      args.push_back(("-L" + dir).str());
-      args.push_back(("-Wl,-rpath," + dir).str());
-    }
+    args.push_back(("-L" + dir).str());
+    args.push_back(("-Wl,-rpath," + dir).str());
     args.push_back("-l:" + llvm::sys::path::filename(lib).str());
   }
   args.push_back("-lm");
@@ -782,6 +846,10 @@ JITModel::~JITModel() = default;
 
 llvm::Expected<std::unique_ptr<JITModel>>
 JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options) {
+  if (isForeignTriple(options.targetTriple))
+    return llvm::createStringError("code for " + options.targetTriple +
+                                   " cannot run on this machine (" +
+                                   llvm::sys::getProcessTriple() + ")");
   auto tm = targetMachine(options, /*pic=*/false);
   if (!tm)
     return tm.takeError();

@@ -19,6 +19,7 @@ namespace lstm_opt {
 
 #define GEN_PASS_DECL_CONVERTRNNTOCPUPASS
 #define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
+#define GEN_PASS_DECL_CPUEXPANDCOPIESPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 } // namespace lstm_opt

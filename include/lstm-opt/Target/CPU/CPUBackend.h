@@ -41,6 +41,12 @@ struct CPUOptions {
   /// sapphirerapids, ...), so that code compiled here runs on that CPU. The
   /// kernels' vector width and register tile follow from it (targetVector).
   std::string targetCPU;
+  /// The target triple: "" (this machine's) or another one, e.g.
+  /// aarch64-linux-gnu, to cross-compile (object files, assembly, and a .so
+  /// when a C compiler for that triple, <triple>-gcc, is installed). With a
+  /// foreign triple `targetCPU` names a CPU of that architecture ("generic"
+  /// when empty).
+  std::string targetTriple;
   /// Run recognition first (rnn-recognize-cells, roll, pair); off when the
   /// input already holds rnn layers.
   bool recognize = true;
