@@ -91,6 +91,16 @@ class Model:
         except (ValueError, AttributeError):
             raise RuntimeError_(f"{path}: not a model compiled by lstm-opt "
                                 "(no lstm_opt_model_signature)") from None
+        # Refuse code this CPU cannot run (instead of SIGILL in the call).
+        try:
+            check = self._lib.lstm_opt_model_cpu_check
+        except AttributeError:
+            check = None
+        if check is not None:
+            check.restype = ctypes.c_char_p
+            missing = check()
+            if missing:
+                raise RuntimeError_(f"{path}: {missing.decode()}")
         try:
             doc = json.loads(raw.decode())
             self.inputs: List[TensorInfo] = [

@@ -97,6 +97,15 @@ constexpr const char *kPackedEntryName = "lstm_opt_model_packed";
 /// A C string: the model's signature as JSON ({"inputs": [{"name", "dtype",
 /// "shape"}...], "outputs": [...]}).
 constexpr const char *kSignatureSymbol = "lstm_opt_model_signature";
+/// `const char *lstm_opt_model_cpu_check(void)` in a compiled .so: null when
+/// this CPU has every instruction-set feature the code was compiled for,
+/// else a message naming the ones it lacks. Runners call it before running.
+constexpr const char *kCPUCheckSymbol = "lstm_opt_model_cpu_check";
+
+/// The C source of kCPUCheckSymbol for `options`' target (x86-64: the
+/// vector and bit-manipulation extensions of the target CPU, checked with
+/// __builtin_cpu_supports; other architectures: nothing to check).
+std::string cpuCheckSource(const CPUOptions &options);
 
 /// One graph input or output of a compiled model.
 struct TensorSig {
