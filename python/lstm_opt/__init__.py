@@ -34,18 +34,23 @@ class LstmOptError(RuntimeError):
 
 
 def find_tool() -> str:
-    """The lstm-opt executable: $LSTM_OPT, PATH, or the source tree's build."""
+    """The lstm-opt executable: $LSTM_OPT, the one this package carries
+    (pip install), the source tree's build, or PATH."""
     env = os.environ.get("LSTM_OPT")
     if env:
         return env
-    found = shutil.which("lstm-opt")
+    from ._native import bundled
+    found = bundled("lstm-opt")
     if found:
         return found
     here = Path(__file__).resolve().parents[2] / "build" / "bin" / "lstm-opt"
     if here.exists():
         return str(here)
-    raise LstmOptError("cannot find lstm-opt: set LSTM_OPT or put it on PATH "
-                       "(build it with scripts/build.sh)")
+    found = shutil.which("lstm-opt")
+    if found:
+        return found
+    raise LstmOptError("cannot find lstm-opt: install the package with pip "
+                       "(which builds it), set LSTM_OPT, or put it on PATH")
 
 
 def _materialize(model: ModelLike, folder: str) -> str:

@@ -34,6 +34,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <dlfcn.h>
 #include <set>
 
 using namespace mlir;
@@ -46,6 +47,20 @@ using namespace lstm_opt::cpu;
 
 namespace {
 
+/// Where a runtime library of the project is: next to the library this code
+/// is in (an installed tree, a pip-installed package), else where the build
+/// put it (`built`, the build tree's path).
+[[maybe_unused]] std::string projectLibrary(const char *built) {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&projectLibrary), &info) && info.dli_fname) {
+    SmallString<256> p(llvm::sys::path::parent_path(info.dli_fname));
+    llvm::sys::path::append(p, llvm::sys::path::filename(built));
+    if (llvm::sys::fs::exists(p))
+      return std::string(p);
+  }
+  return built;
+}
+
 /// Runtime libraries the generated code may call: libomp when threads > 1
 /// (and the project's GPU/cuDNN runtimes). Nothing of MLIR's: strided
 /// copies are loops (cpu-expand-copies), so a model needs no MLIR library
@@ -56,11 +71,11 @@ std::vector<std::string> runtimeLibraries(const CPUOptions &options) {
     libs.push_back(std::string(LSTM_OPT_LLVM_LIBDIR) + "/libomp.so");
 #ifdef LSTM_OPT_CUDNN_RUNTIME
   if (options.cuda)
-    libs.push_back(LSTM_OPT_CUDNN_RUNTIME);
+    libs.push_back(projectLibrary(LSTM_OPT_CUDNN_RUNTIME));
 #endif
 #ifdef LSTM_OPT_GPU_RUNTIME
   if (options.gpuKernels)
-    libs.push_back(LSTM_OPT_GPU_RUNTIME);
+    libs.push_back(projectLibrary(LSTM_OPT_GPU_RUNTIME));
 #endif
   return libs;
 }
@@ -386,7 +401,8 @@ bool lstm_opt::cpu::cudaDeviceAvailable() {
 #ifdef LSTM_OPT_CUDNN_RUNTIME
   // The runtime is loaded, not linked (no CUDA dependency for the library).
   std::string err;
-  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(LSTM_OPT_CUDNN_RUNTIME, &err);
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      projectLibrary(LSTM_OPT_CUDNN_RUNTIME).c_str(), &err);
   if (!lib.isValid())
     return false;
   auto probe = reinterpret_cast<int (*)()>(
@@ -410,7 +426,8 @@ bool lstm_opt::cpu::gpuDeviceAvailable() {
   // Loaded, not linked: it needs the CUDA driver (libcuda.so.1), so without
   // one the load itself fails, cleanly.
   std::string err;
-  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(LSTM_OPT_GPU_RUNTIME, &err);
+  auto lib = llvm::sys::DynamicLibrary::getPermanentLibrary(
+      projectLibrary(LSTM_OPT_GPU_RUNTIME).c_str(), &err);
   if (!lib.isValid())
     return false;
   auto probe = reinterpret_cast<int (*)()>(
