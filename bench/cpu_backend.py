@@ -7,6 +7,10 @@ hand-written unrolled ONNX graph, fuses it with lstm-opt, and measures
   ort_unrolled  ONNX Runtime (CPU EP, intra_op_num_threads = K) on the
                 unrolled graph
   ort_fused     ONNX Runtime on lstm-opt's output (one LSTM/GRU node per layer)
+  ov_unrolled   OpenVINO (CPU plugin, INFERENCE_NUM_THREADS = K, f32 inference
+                precision: no bf16 on AMX machines) on the unrolled graph
+  ov_fused      OpenVINO on lstm-opt's output ("n/a" without the openvino
+                package: pip install openvino)
   onednn        oneDNN's LSTM / GRU / linear-before-reset GRU primitive on the
                 same weights (bench/onednn_rnn.cpp, built here with g++ against
                 Debian's libdnnl-dev), its outputs checked against ORT
@@ -21,7 +25,7 @@ and writes bench/results/cpu_backend.{md,json,png}. Every time is the median
 (and min) wall time of one inference after warm-up. Outputs of every column
 are compared with ORT on the unrolled graph (max |a - b| / max |ref|).
 
-Usage: cpu_backend.py [--sizes NAME,...] [--quick] [--threads K] [--runs N]
+Usage: cpu_backend.py [--sizes NAME,...] [--quick] [--threads K] [--runs N] [--target-cpu CPU]
                       [--lstm-opt build/bin/lstm-opt] [--lstm-run build/bin/lstm-run]
                       [--lstm-run-model unrolled|fused] [--work DIR] [--out PREFIX]
 Size names: see SIZES (a --sizes item selects every size whose name contains it).
@@ -61,8 +65,9 @@ SIZES = [
     ("lstm4-100-64-512-512", "lstm", 100, 64, 512, 512, 4, "4 stacked layers"),
     ("gru-187-1-1536-1536", "gru", 187, 1, 1536, 1536, 1, "PyTorch GRU (linear_before_reset)"),
 ]
-COLUMNS = ["ort_unrolled", "ort_fused", "onednn", "lstm_run", "floor"]
-LABELS = {"ort_unrolled": "ORT unrolled", "ort_fused": "ORT fused", "onednn": "oneDNN",
+COLUMNS = ["ort_unrolled", "ort_fused", "ov_unrolled", "ov_fused", "onednn", "lstm_run", "floor"]
+LABELS = {"ort_unrolled": "ORT unrolled", "ort_fused": "ORT fused",
+          "ov_unrolled": "OpenVINO unrolled", "ov_fused": "OpenVINO fused", "onednn": "oneDNN",
           "lstm_run": "lstm-run", "floor": "floor"}
 REL_TOL = 1e-4
 
@@ -109,11 +114,17 @@ def machine_info(threads):
             "platform": platform.platform(), "python": platform.python_version(),
             "onnxruntime": ort.__version__, "onnx": onnx.__version__, "numpy": np.__version__}
     try:
+        flags = set()
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
+                if line.startswith("model name") and "cpu_model" not in info:
                     info["cpu_model"] = line.split(":", 1)[1].strip()
-                    break
+                if line.startswith(("flags", "Features")) and not flags:
+                    flags = set(line.split(":", 1)[1].split())
+        # The vector ISA the numbers were measured with.
+        isa = [n for f, n in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("fma", "FMA"),
+                              ("amx_bf16", "AMX-BF16"), ("asimd", "NEON")) if f in flags]
+        info["isa"] = ", ".join(isa) or platform.machine()
     except OSError:
         pass
     caches = {}
@@ -401,6 +412,43 @@ def time_ort(path, feeds, threads, cfg):
             }, dict(zip(names, outs))
 
 
+def time_openvino(path, feeds, threads, cfg):
+    """OpenVINO's CPU plugin on `path`: f32 precision, K threads."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return {"error": "openvino is not installed (pip install openvino)"}, {}
+    t0 = time.perf_counter()
+    core = ov.Core()
+    compiled = core.compile_model(path, "CPU", {
+        "INFERENCE_NUM_THREADS": threads, "INFERENCE_PRECISION_HINT": "f32",
+        "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1})
+    req = compiled.create_infer_request()
+    create_s = time.perf_counter() - t0
+    names = [o.get_any_name() for o in compiled.outputs]
+
+    def run():
+        req.infer(feeds)
+        return [np.array(req.get_output_tensor(i).data) for i in range(len(names))]
+
+    t0 = time.perf_counter()
+    outs = run()
+    first_ms = (time.perf_counter() - t0) * 1e3
+    for _ in range(cfg.warmup - 1):
+        req.infer(feeds)
+    runs = n_runs(first_ms, cfg)
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        req.infer(feeds)
+        times.append((time.perf_counter() - t0) * 1e3)
+    del req, compiled, core
+    gc.collect()
+    return {"median_ms": float(np.median(times)), "min_ms": float(np.min(times)), "runs": runs,
+            "times_ms": times, "session_create_s": create_s, "first_run_ms": first_ms,
+            "version": ov.__version__}, dict(zip(names, outs))
+
+
 def n_runs(est_ms, cfg):
     """As many runs as fit the per-cell time budget, within [min_runs, runs]."""
     if est_ms is None or est_ms <= 0:
@@ -484,6 +532,8 @@ def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg):
     runs = n_runs(est_ms, cfg)
     cmd = [exe, model_path, "--inputs", npz, "--outputs", out_npz, "--bench", str(runs),
            "--threads", str(threads)]
+    if cfg.target_cpu:
+        cmd.append("--target-cpu=" + cfg.target_cpu)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=cfg.timeout)
@@ -495,6 +545,9 @@ def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg):
         return {"error": f"exit {r.returncode}: " + out.strip()[-2000:], "cmd": cmd}
     res = {"median_ms": float(m[-1][0]), "min_ms": float(m[-1][1]), "runs": runs, "cmd": cmd,
            "stdout_tail": r.stdout[-1500:]}
+    mx = re.findall(r"max_ms:\s*([\d.eE+-]+)", out)
+    if mx:
+        res["max_ms"] = float(mx[-1])
     if os.path.exists(out_npz):
         with np.load(out_npz) as z:
             res["check"] = rel_err({k: z[k] for k in z.files}, ref)
@@ -560,6 +613,23 @@ def run_size(entry, cfg, tools, roof, work):
             f"rel err {col['check']['max_rel_err']:.1e}")
     else:
         res["columns"]["ort_fused"] = {"error": "lstm-opt failed"}
+
+    # OpenVINO on both graphs.
+    for key, path in (("ov_unrolled", src), ("ov_fused", dst if fused_ok else None)):
+        if path is None:
+            res["columns"][key] = {"error": "lstm-opt failed"}
+            continue
+        try:
+            col, outs = metered(time_openvino, path, feeds, cfg.threads, cfg)
+        except Exception as e:  # noqa: BLE001  (a plugin failure is a result)
+            col, outs = {"error": f"{type(e).__name__}: {e}"[-2000:]}, {}
+        if "error" not in col:
+            col["check"] = rel_err(outs, ref)
+            log(f"[{name}] {LABELS[key]}: {col['median_ms']:.3f} ms (x{col['runs']}), "
+                f"rel err {col['check']['max_rel_err']:.1e}")
+        else:
+            log(f"[{name}] {LABELS[key]}: n/a: {col['error'][-200:]}")
+        res["columns"][key] = col
 
     # 3. oneDNN on the fused graph's weights.
     if fused_ok:
@@ -644,7 +714,9 @@ def size_label(r):
 def write_markdown(path, info, roof, results, cfg):
     L = []
     L.append("# CPU backend benchmark (`bench/cpu_backend.py`)\n")
-    L.append(f"Measured {info['date']} on {info.get('cpu_model', '?')}, {info['cores']} cores, "
+    L.append(f"Measured {info['date']} on {info.get('cpu_model', '?')} ({info.get('isa', '?')}"
+             f"{'; lstm-run with --target-cpu=' + cfg.target_cpu if cfg.target_cpu else ''}), "
+             f"{info['cores']} cores, "
              f"K = {cfg.threads} threads for every column; onnxruntime {info['onnxruntime']}, "
              f"oneDNN {info.get('onednn_version') or info.get('deb_libdnnl2')}, "
              f"OpenBLAS {info.get('deb_libopenblas0-pthread')} ({roof.get('openblas_core')}); "
@@ -659,19 +731,28 @@ def write_markdown(path, info, roof, results, cfg):
                  "idle machine.\n")
     L.append("Median of N inferences after warm-up, ms (lower is better). Rel err: max |a - b| / "
              "max |ref| over all outputs, against ORT on the unrolled graph.\n")
-    L.append("| T, B, I, H | unrolled nodes | ORT unrolled | ORT fused | oneDNN | lstm-run | floor "
-             "| ORT unrolled / lstm-run | ORT fused / lstm-run | oneDNN / lstm-run | lstm-run / floor |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| T, B, I, H | unrolled nodes | ORT unrolled | ORT fused | OpenVINO unrolled | "
+             "OpenVINO fused | oneDNN | lstm-run | floor "
+             "| best fused peer / lstm-run | ORT fused / lstm-run | OpenVINO fused / lstm-run "
+             "| oneDNN / lstm-run | lstm-run / floor | lstm-run spread (max/min) |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         c, q = r["columns"], r["ratios"]
         lr = fmt_ms(c.get("lstm_run"))
         if c.get("lstm_run", {}).get("model") == "fused" and lr != "n/a":
             lr += " (fused)"
+        peers = [q.get(f"{k}_vs_lstm_run") for k in ("ort_fused", "ov_fused", "onednn")]
+        peers = [v for v in peers if v is not None]
+        lrc = c.get("lstm_run", {})
+        spread = (f"{lrc['max_ms'] / lrc['min_ms']:.2f}"
+                  if lrc.get("max_ms") and lrc.get("min_ms") else "n/a")
         L.append(f"| {size_label(r)} | {r['unrolled_nodes']} | {fmt_ms(c.get('ort_unrolled'))} | "
-                 f"{fmt_ms(c.get('ort_fused'))} | {fmt_ms(c.get('onednn'))} | {lr} | "
-                 f"{fmt_ms(c.get('floor'))} | {fmt_ratio(q.get('ort_unrolled_vs_lstm_run'))} | "
-                 f"{fmt_ratio(q.get('ort_fused_vs_lstm_run'))} | {fmt_ratio(q.get('onednn_vs_lstm_run'))} | "
-                 f"{fmt_ratio(q.get('lstm_run_vs_floor'))} |")
+                 f"{fmt_ms(c.get('ort_fused'))} | {fmt_ms(c.get('ov_unrolled'))} | "
+                 f"{fmt_ms(c.get('ov_fused'))} | {fmt_ms(c.get('onednn'))} | {lr} | "
+                 f"{fmt_ms(c.get('floor'))} | {fmt_ratio(min(peers) if peers else None)} | "
+                 f"{fmt_ratio(q.get('ort_fused_vs_lstm_run'))} | {fmt_ratio(q.get('ov_fused_vs_lstm_run'))} | "
+                 f"{fmt_ratio(q.get('onednn_vs_lstm_run'))} | "
+                 f"{fmt_ratio(q.get('lstm_run_vs_floor'))} | {spread} |")
     L.append("\nEvery column against the floor, and the output checks:\n")
     L.append("| T, B, I, H | ORT unrolled / floor | ORT fused / floor | oneDNN / floor | lstm-run / floor "
              "| rel err ORT fused | rel err oneDNN (primitive) | rel err lstm-run | runs (unrolled, fused, "
@@ -714,7 +795,7 @@ def write_markdown(path, info, roof, results, cfg):
              f"{roof.get('l3_bytes', 0) >> 20} MiB.\n")
     notes = []
     for r in results:
-        for k in ("ort_fused", "onednn", "lstm_run"):
+        for k in ("ort_fused", "ov_unrolled", "ov_fused", "onednn", "lstm_run"):
             e = r["columns"].get(k, {}).get("error")
             if e:
                 lines = [x.strip() for x in e.strip().splitlines() if x.strip()] or [""]
@@ -741,7 +822,8 @@ def write_chart(path, results, cfg):
     n = len(results)
     fig, ax = plt.subplots(figsize=(max(7, 1.9 * n + 2), 5))
     width = 0.8 / len(COLUMNS)
-    colors = {"ort_unrolled": "#c44e52", "ort_fused": "#dd8452", "onednn": "#4c72b0",
+    colors = {"ort_unrolled": "#c44e52", "ort_fused": "#dd8452", "ov_unrolled": "#8172b3",
+              "ov_fused": "#937860", "onednn": "#4c72b0",
               "lstm_run": "#55a868", "floor": "#7f7f7f"}
     from matplotlib.patches import Patch
     handles, missing = [], []
@@ -799,6 +881,8 @@ def main():
                     help="per lstm-run / oneDNN call, seconds (default 600; quick 300)")
     ap.add_argument("--lstm-opt", default=os.path.join(ROOT, "build", "bin", "lstm-opt"))
     ap.add_argument("--lstm-run", default=os.path.join(ROOT, "build", "bin", "lstm-run"))
+    ap.add_argument("--target-cpu", default="",
+                    help="lstm-run --target-cpu (e.g. x86-64-v3: the AVX2 kernels on an AVX-512 machine)")
     ap.add_argument("--lstm-run-model", choices=["unrolled", "fused"], default="unrolled",
                     help="which graph lstm-run gets first (the other is tried if it fails)")
     ap.add_argument("--work", default=None, help="work folder (default: a fresh temp folder)")

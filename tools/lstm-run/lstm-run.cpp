@@ -523,7 +523,8 @@ int main(int argc, char **argv) {
       llvm::outs() << "peak_rss_mib: " << llvm::format("%.1f", peakRssMiB())
                    << "\n";
     llvm::outs() << "median_ms: " << llvm::format("%.4f", median)
-                 << " min_ms: " << llvm::format("%.4f", times.front()) << "\n";
+                 << " min_ms: " << llvm::format("%.4f", times.front())
+                 << " max_ms: " << llvm::format("%.4f", times.back()) << "\n";
   }
   return 0;
 }
