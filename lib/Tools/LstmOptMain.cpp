@@ -87,6 +87,13 @@ llvm::cl::opt<std::string> cudnnAlgo(
     llvm::cl::desc("--target=cudnn: standard, or persist-static (small batch)"),
     llvm::cl::init("standard"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<bool> bundleRuntime(
+    "bundle-runtime",
+    llvm::cl::desc("--target=cudnn|gpu -o m.so: copy the project's runtime "
+                   "library the model needs next to it (found through the "
+                   "model's $ORIGIN rpath), so that the folder deploys alone"),
+    llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<std::string> gpuChip(
     "gpu-chip",
     llvm::cl::desc("--target=gpu: sm_80 (default) or sm_90"),
@@ -485,6 +492,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
   cpuOptions.targetCPU = targetCPU;
   cpuOptions.targetTriple = targetTriple;
+  cpuOptions.bundleRuntime = bundleRuntime;
   if (!targetTriple.empty() && target != "cpu") {
     llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
     return 1;

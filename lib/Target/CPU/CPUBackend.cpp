@@ -901,11 +901,29 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
   std::vector<std::string> args = {*cc,  "-shared", "-fPIC", "-O1",
                                    "-Wl,-z,defs", "-o", tmp.str().str(),
                                    obj.str().str(), check.str().str()};
+  // The model's own folder first ($ORIGIN: a runtime library copied next to
+  // it, or bundled with --bundle-runtime), then where the library is here.
+  args.push_back("-Wl,-rpath,$ORIGIN");
+  SmallString<256> outDir(llvm::sys::path::parent_path(path));
+  if (outDir.empty())
+    outDir = ".";
   for (const std::string &lib : runtimeLibraries(options)) {
     StringRef dir = llvm::sys::path::parent_path(lib);
+    StringRef file = llvm::sys::path::filename(lib);
+    bool project = file.starts_with("libLstmOpt");
+    if (options.bundleRuntime && project) {
+      SmallString<256> dest(outDir);
+      llvm::sys::path::append(dest, file);
+      if (std::error_code ec = llvm::sys::fs::copy_file(lib, dest)) {
+        module.emitError() << "cannot copy " << lib << " to " << dest << ": "
+                           << ec.message();
+        return failure();
+      }
+    } else {
+      args.push_back(("-Wl,-rpath," + dir).str());
+    }
     args.push_back(("-L" + dir).str());
-    args.push_back(("-Wl,-rpath," + dir).str());
-    args.push_back("-l:" + llvm::sys::path::filename(lib).str());
+    args.push_back("-l:" + file.str());
   }
   args.push_back("-lm");
   std::vector<StringRef> argRefs(args.begin(), args.end());

@@ -69,6 +69,10 @@ struct CPUOptions {
   /// host side (gpu-to-llvm) calls libLstmOptGPURuntime's mgpu* functions.
   /// `lstm-opt --target=gpu -o m.so`, `lstm-run --device=gpu`.
   bool gpuKernels = false;
+  /// A .so for --target=cudnn|gpu: copy the project's runtime library it
+  /// needs (libLstmOptCUDNNRuntime / libLstmOptGPURuntime) next to it, where
+  /// its $ORIGIN rpath finds it, so that the folder can be deployed alone.
+  bool bundleRuntime = false;
   /// sm_80 or sm_90.
   std::string gpuChip = "sm_80";
   /// gpu-module-to-binary's format: fatbin (cubin + PTX; MLIR runs the
