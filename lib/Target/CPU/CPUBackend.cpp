@@ -649,6 +649,24 @@ static const char *const kX86Features[] = {
     "bmi",      "bmi2",     "avx512f",  "avx512vl", "avx512bw", "avx512dq",
     "avx512cd", "avx512vbmi", "avx512ifma", "avx512vnni", "avx512bf16"};
 
+/// The extensions of kX86Features that the code for `options`' target
+/// uses (none off x86, or when the target cannot be described).
+static SmallVector<const char *> targetX86Features(const CPUOptions &options) {
+  SmallVector<const char *> needed;
+  auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple,
+                                   /*pic=*/false);
+  if (!jtmb) {
+    llvm::consumeError(jtmb.takeError());
+    return needed;
+  }
+  auto sti = subtargetOf(*jtmb);
+  if (sti && jtmb->getTargetTriple().isX86())
+    for (const char *f : kX86Features)
+      if (sti->checkFeatures(std::string("+") + f))
+        needed.push_back(f);
+  return needed;
+}
+
 std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
   std::string cpu = options.targetCPU.empty() ? "host" : options.targetCPU;
   std::string src;
@@ -657,21 +675,7 @@ std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
         "   lacks among those the model was compiled for. */\n"
         "#include <stddef.h>\n#include <string.h>\n\n"
         "const char *lstm_opt_model_cpu_check(void) {\n";
-  auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple,
-                                   /*pic=*/true);
-  std::unique_ptr<llvm::MCSubtargetInfo> sti;
-  bool x86 = false;
-  if (jtmb) {
-    sti = subtargetOf(*jtmb);
-    x86 = jtmb->getTargetTriple().isX86();
-  } else {
-    llvm::consumeError(jtmb.takeError());
-  }
-  SmallVector<const char *> needed;
-  if (sti && x86)
-    for (const char *f : kX86Features)
-      if (sti->checkFeatures(std::string("+") + f))
-        needed.push_back(f);
+  SmallVector<const char *> needed = targetX86Features(options);
   if (needed.empty()) {
     os << "  return NULL;\n}\n";
     return src;
@@ -963,16 +967,13 @@ JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options)
                                    llvm::sys::getProcessTriple() + ")");
   // Code for a CPU with extensions this one lacks would die of SIGILL.
   if (!options.targetCPU.empty() && options.targetCPU != "host") {
-    auto jtmb = targetMachineBuilder(options.targetCPU, "", /*pic=*/false);
-    if (!jtmb)
+    if (auto jtmb = targetMachineBuilder(options.targetCPU, "", false); !jtmb)
       return jtmb.takeError();
-    auto sti = subtargetOf(*jtmb);
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     std::string missing;
-    if (sti && jtmb->getTargetTriple().isX86())
-      for (const char *f : kX86Features)
-        if (sti->checkFeatures(std::string("+") + f) && !host.lookup(f))
-          missing += std::string(" ") + f;
+    for (const char *f : targetX86Features(options))
+      if (!host.lookup(f))
+        missing += std::string(" ") + f;
     if (!missing.empty())
       return llvm::createStringError(
           "this CPU lacks instruction-set features of --target-cpu=" +

@@ -1452,23 +1452,16 @@ void CellRecognizer::run() {
   // Cells by their state updates (CellForms.cpp), form by form in the
   // table's order, anchors in program order: a step's hidden input is then
   // known to be the previous step's output.
-  for (const CellForm &form : rnn::cellForms()) {
-    std::string error;
-    auto pattern = rnn::parseCellPattern(form.pattern, error);
-    if (!pattern)
-      llvm::report_fatal_error(llvm::Twine("cell form '") + form.name +
-                               "': " + error);
+  for (const auto &[form, pattern] : rnn::parsedCellForms()) {
     SmallVector<Operation *> anchors;
     func.walk([&](Operation *op) {
-      if ((pattern->kind == CellPattern::Kind::Add && isa<od::AddOp>(op)) ||
-          (pattern->kind == CellPattern::Kind::Mul && isa<od::MulOp>(op)) ||
-          (pattern->kind == CellPattern::Kind::Sub && isa<od::SubOp>(op)))
+      if (rnn::matchesNodeKind(pattern, op))
         anchors.push_back(op);
     });
     for (Operation *anchor : anchors)
       // A match erases the nodes it replaced, later anchors among them.
       if (!erasedOps.contains(anchor))
-        matchForm(form, *pattern, anchor);
+        matchForm(*form, pattern, anchor);
   }
   // Simple RNN steps, last: every activation left is a candidate.
   matchRNNCells();

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
 namespace od = lstm_opt::onnx;
@@ -244,21 +245,8 @@ bool bindName(const std::string &name, Value v, std::optional<Activation> act,
 }
 
 bool matchNode(const CellPattern &p, Operation *op, CellMatch &m) {
-  bool typeOk = false;
-  switch (p.kind) {
-  case CellPattern::Kind::Add:
-    typeOk = isa<od::AddOp>(op);
-    break;
-  case CellPattern::Kind::Mul:
-    typeOk = isa<od::MulOp>(op);
-    break;
-  case CellPattern::Kind::Sub:
-    typeOk = isa<od::SubOp>(op);
-    break;
-  default:
-    break;
-  }
-  if (!typeOk || op->getNumOperands() != 2 || op->getNumResults() != 1)
+  if (!matchesNodeKind(p, op) || op->getNumOperands() != 2 ||
+      op->getNumResults() != 1)
     return false;
   Value a = op->getOperand(0), b = op->getOperand(1);
   auto tryOrder = [&](Value first, Value second) {
@@ -307,6 +295,35 @@ bool matchValue(const CellPattern &p, Value v, CellMatch &m) {
   return false;
 }
 } // namespace
+
+bool matchesNodeKind(const CellPattern &p, Operation *op) {
+  switch (p.kind) {
+  case CellPattern::Kind::Add:
+    return isa<od::AddOp>(op);
+  case CellPattern::Kind::Mul:
+    return isa<od::MulOp>(op);
+  case CellPattern::Kind::Sub:
+    return isa<od::SubOp>(op);
+  default:
+    return false;
+  }
+}
+
+ArrayRef<std::pair<const CellForm *, CellPattern>> parsedCellForms() {
+  static const std::vector<std::pair<const CellForm *, CellPattern>> parsed = [] {
+    std::vector<std::pair<const CellForm *, CellPattern>> out;
+    for (const CellForm &form : cellForms()) {
+      std::string error;
+      auto pattern = parseCellPattern(form.pattern, error);
+      if (!pattern)
+        llvm::report_fatal_error(llvm::Twine("cell form '") + form.name +
+                                 "': " + error);
+      out.emplace_back(&form, std::move(*pattern));
+    }
+    return out;
+  }();
+  return parsed;
+}
 
 std::optional<CellMatch> matchCellPattern(const CellPattern &pattern,
                                           Operation *anchor) {

@@ -118,6 +118,13 @@ struct CellMatch {
   mlir::Operation *label(llvm::StringRef name) const;
 };
 
+/// True if `op` is the node kind a node pattern (Add, Mul, Sub) names.
+bool matchesNodeKind(const CellPattern &pattern, mlir::Operation *op);
+
+/// The table's patterns, parsed once (a malformed row is a fatal error; the
+/// unit tests parse every row).
+llvm::ArrayRef<std::pair<const CellForm *, CellPattern>> parsedCellForms();
+
 /// Matches `pattern` with its root at `anchor`.
 std::optional<CellMatch> matchCellPattern(const CellPattern &pattern,
                                           mlir::Operation *anchor);
