@@ -2,7 +2,7 @@
 from Python, with numpy alone: no compiler, LLVM or MLIR in the process.
 
     from lstm_opt.runtime import Model
-    m = Model("m.so")
+    m = Model("m.so")                    # Model("m.so", threads=4)
     print(m.inputs)                      # [TensorInfo(name='x', dtype='float32', shape=(5, 3, 5)), ...]
     outs = m.run({"x": x})               # {'y': array(...), ...}
     m.close()
@@ -76,7 +76,7 @@ def _descriptor(array: np.ndarray):
 class Model:
     """A compiled model (.so) loaded into this process."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, threads: int | None = None):
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise RuntimeError_(f"{path}: no such compiled model")
@@ -120,6 +120,41 @@ class Model:
         self._run.restype = None
         self.path = path
         self._lock = threading.Lock()
+        try:
+            self._set_threads = self._lib.lstm_opt_model_set_threads
+            self._get_threads = self._lib.lstm_opt_model_threads
+        except AttributeError:  # compiled before the thread setting existed
+            self._set_threads = self._get_threads = None
+        else:
+            self._set_threads.argtypes = [ctypes.c_int32]
+            self._set_threads.restype = ctypes.c_int32
+            self._get_threads.argtypes = []
+            self._get_threads.restype = ctypes.c_int32
+        if threads is not None:
+            self.threads = threads
+
+    @property
+    def threads(self) -> int:
+        """Threads the model's parallel loops run on: the `--threads` it was
+        compiled with until set. A model without parallel loops (compiled
+        with --threads 1, or whose layers are all small) takes any setting
+        and stays at 1, which this then reads."""
+        if self._lib is None:
+            raise RuntimeError_(f"{self.path}: the model was closed")
+        return int(self._get_threads()) if self._get_threads else 1
+
+    @threads.setter
+    def threads(self, n: int) -> None:
+        if self._lib is None:
+            raise RuntimeError_(f"{self.path}: the model was closed")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise RuntimeError_(f"{self.path}: threads must be a positive integer, not {n!r}")
+        if self._set_threads is None:
+            if n != 1:
+                raise RuntimeError_(f"{self.path}: this library has no thread setting "
+                                    "(compiled by an older lstm-opt); recompile it")
+            return
+        self._set_threads(min(n, 2**31 - 1))
 
     def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
         """Runs the model once; returns its outputs by name."""
@@ -158,6 +193,7 @@ class Model:
         """Drops this process's reference to the library."""
         self._lib = None
         self._run = None
+        self._set_threads = self._get_threads = None
 
     def __enter__(self):
         return self

@@ -135,3 +135,51 @@ def test_runtime_errors_name_the_problem(tmp_path):
         m.run(good)
     with pytest.raises(RuntimeError_, match="not a model compiled by lstm-opt|cannot load"):
         Model(ROOT / "README.md")
+
+
+THREADS_CHECK = r"""
+import os, sys
+import numpy as np
+from lstm_opt.runtime import Model, RuntimeError_
+
+def workers():  # this process's threads; libomp adds its team's workers
+    return len(os.listdir("/proc/self/task"))
+
+m = Model(sys.argv[1], threads=1)
+feeds = {t.name: np.random.default_rng(0).standard_normal(t.shape).astype(np.float32)
+         for t in m.inputs}
+base = workers()
+one = m.run(feeds)
+assert m.threads == 1 and workers() == base, (m.threads, workers(), base)
+m.threads = 3
+three = m.run(feeds)
+assert m.threads == 3 and workers() == base + 2, (m.threads, workers(), base)
+assert all(np.array_equal(one[k], three[k]) for k in one)
+try:
+    m.threads = 0
+except RuntimeError_ as e:
+    assert "positive integer" in str(e), e
+else:
+    raise AssertionError("threads = 0 accepted")
+print("ok")
+"""
+
+
+def test_runtime_thread_count_is_settable(tmp_path):
+    sys.path.insert(0, str(ROOT / "bench"))
+    import make_unrolled_lstm
+
+    # Hidden 128, batch 2: one step's recurrent GEMM is large enough for the
+    # compiler to split it across threads (compiled here with 2).
+    src = tmp_path / "wide.onnx"
+    onnx.save(make_unrolled_lstm.build(4, 128, 16, 2), src)
+    lib = _compile(tmp_path, src, "--threads=2")
+    # A fresh process: the thread count it shows is this model's alone.
+    out = subprocess.run([sys.executable, "-c", THREADS_CHECK, str(lib)],
+                         capture_output=True, text=True,
+                         env={**os.environ, "OMP_NUM_THREADS": "8"})
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    # A model without parallel loops takes the setting and stays at 1.
+    from lstm_opt.runtime import Model
+    with Model(_compile(tmp_path, MODELS / "torch_nn_lstm.onnx"), threads=4) as m:
+        assert m.threads == 1

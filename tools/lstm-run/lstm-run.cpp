@@ -355,6 +355,9 @@ int main(int argc, char **argv) {
     if (randomInputs)
       return fail("--random-inputs needs an ONNX model, not a compiled library");
     model = std::move(preloaded);
+    // --threads given: the library's parallel loops use that many threads
+    // instead of the count it was compiled with.
+    options.threads = threads ? model->setThreads(threads) : model->threads();
     for (const cpu::TensorSig &t : model->signature().inputs) {
       auto it = llvm::find_if(inputArrays, [&](auto &kv) { return kv.first == t.name; });
       if (it != inputArrays.end() && it->second.shape != t.shape)

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -253,6 +254,68 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
       (std::string("_mlir_ciface_") + kEntryName));
   LLVM::CallOp::create(b, loc, callee, args);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
+}
+
+/// The thread count as a setting of the compiled model rather than a
+/// constant: every OpenMP team (`omp.parallel`, one per parallel hidden-block
+/// loop) takes its size from the exported global kThreadsSymbol, which
+/// starts at the count the model was compiled with and
+/// `int32_t lstm_opt_model_set_threads(int32_t n)` changes (n < 1 counts as
+/// 1; a model with no parallel loop stays at 1 and says so by returning 1).
+/// `int32_t lstm_opt_model_threads(void)` reads it. Loads and stores are
+/// atomic (monotonic): a call may change it while another thread runs the
+/// model; a run in progress sees either count, step by step.
+void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  Location loc = module.getLoc();
+  auto i32 = IntegerType::get(ctx, 32);
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<omp::ParallelOp> teams;
+  module.walk([&](omp::ParallelOp op) { teams.push_back(op); });
+  int32_t initial = teams.empty() ? 1 : (int32_t)std::max(1u, compiledThreads);
+  b.setInsertionPointToEnd(module.getBody());
+  LLVM::GlobalOp::create(b, loc, i32, /*isConstant=*/false,
+                         LLVM::Linkage::External, kThreadsSymbol,
+                         b.getI32IntegerAttr(initial), /*alignment=*/4);
+  auto load = [&](OpBuilder &at) -> Value {
+    Value addr = LLVM::AddressOfOp::create(at, loc, ptr, kThreadsSymbol);
+    return LLVM::LoadOp::create(at, loc, i32, addr, /*alignment=*/4,
+                                /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                /*isInvariant=*/false,
+                                /*isInvariantGroup=*/false,
+                                LLVM::AtomicOrdering::monotonic);
+  };
+  for (omp::ParallelOp team : teams) {
+    if (!team.getNumThreads())
+      continue;
+    OpBuilder at(team);
+    team.getNumThreadsMutable().assign(load(at));
+  }
+  // int32_t lstm_opt_model_threads(void)
+  b.setInsertionPointToEnd(module.getBody());
+  auto getter = LLVM::LLVMFuncOp::create(
+      b, loc, kThreadsGetterName, LLVM::LLVMFunctionType::get(i32, {}));
+  b.setInsertionPointToStart(getter.addEntryBlock(b));
+  LLVM::ReturnOp::create(b, loc, load(b));
+  // int32_t lstm_opt_model_set_threads(int32_t n)
+  b.setInsertionPointToEnd(module.getBody());
+  auto setter = LLVM::LLVMFuncOp::create(
+      b, loc, kThreadsSetterName, LLVM::LLVMFunctionType::get(i32, {i32}));
+  Block *entry = setter.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  Value one = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
+  Value n = one;
+  if (!teams.empty()) {
+    Value arg = entry->getArgument(0);
+    Value below = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, arg, one);
+    n = LLVM::SelectOp::create(b, loc, below, one, arg);
+  }
+  Value addr = LLVM::AddressOfOp::create(b, loc, ptr, kThreadsSymbol);
+  LLVM::StoreOp::create(b, loc, n, addr, /*alignment=*/4, /*isVolatile=*/false,
+                        /*isNonTemporal=*/false, /*isInvariantGroup=*/false,
+                        LLVM::AtomicOrdering::monotonic);
+  LLVM::ReturnOp::create(b, loc, n);
 }
 
 } // namespace
@@ -597,6 +660,7 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   }
   module.walk([](Operation *op) { stripONNXAttrs(op); });
   addPackedEntryAndSignature(module, sig);
+  addThreadSetting(module, options.threads);
   return sig;
 }
 
@@ -768,7 +832,13 @@ std::string lstm_opt::cpu::cHeader(const ModelSignature &sig) {
         "   compiled for (--target-cpu), else a message naming those it lacks.\n"
         "   Call it before _mlir_ciface_lstm_opt_model (lstm_opt_model_run\n"
         "   does, and aborts with the message). */\n"
-        "const char *lstm_opt_model_cpu_check(void);\n\n";
+        "const char *lstm_opt_model_cpu_check(void);\n\n"
+        "/* Threads of the model's parallel loops (an OpenMP team per loop):\n"
+        "   the --threads it was compiled with until set; n < 1 counts as 1.\n"
+        "   Returns the count in effect (always 1 for a model without\n"
+        "   parallel loops). Safe to call while another thread runs it. */\n"
+        "int32_t lstm_opt_model_set_threads(int32_t n);\n"
+        "int32_t lstm_opt_model_threads(void);\n\n";
   os << "/* MLIR's strided memref descriptor, one per element type and rank. */\n";
   for (const auto &[c, rank] : descs) {
     std::string base = c.size() > 2 && c.substr(c.size() - 2) == "_t"
@@ -1001,6 +1071,14 @@ JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options)
   if (!fn)
     return fn.takeError();
   m->entry = reinterpret_cast<void (*)(void **)>(*fn);
+  if (auto setter = m->engine->lookup(kThreadsSetterName))
+    m->threadSetter = reinterpret_cast<int32_t (*)(int32_t)>(*setter);
+  else
+    llvm::consumeError(setter.takeError());
+  if (auto getter = m->engine->lookup(kThreadsGetterName))
+    m->threadGetter = reinterpret_cast<int32_t (*)()>(*getter);
+  else
+    llvm::consumeError(getter.takeError());
   return m;
 }
 
@@ -1029,7 +1107,21 @@ JITModel::load(llvm::StringRef path) {
   std::unique_ptr<JITModel> m(new JITModel());
   m->sig = std::move(*sig);
   m->entry = reinterpret_cast<void (*)(void **)>(entry);
+  m->threadSetter = reinterpret_cast<int32_t (*)(int32_t)>(
+      lib.getAddressOfSymbol(kThreadsSetterName));
+  m->threadGetter = reinterpret_cast<int32_t (*)()>(
+      lib.getAddressOfSymbol(kThreadsGetterName));
   return m;
+}
+
+unsigned JITModel::setThreads(unsigned n) {
+  if (!threadSetter)
+    return 1;
+  return (unsigned)threadSetter((int32_t)std::min<unsigned>(n, INT32_MAX));
+}
+
+unsigned JITModel::threads() const {
+  return threadGetter ? (unsigned)threadGetter() : 1;
 }
 
 llvm::Error JITModel::run(ArrayRef<const void *> inputs, ArrayRef<void *> outputs) {

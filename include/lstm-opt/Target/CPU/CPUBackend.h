@@ -101,6 +101,15 @@ constexpr const char *kPackedEntryName = "lstm_opt_model_packed";
 /// A C string: the model's signature as JSON ({"inputs": [{"name", "dtype",
 /// "shape"}...], "outputs": [...]}).
 constexpr const char *kSignatureSymbol = "lstm_opt_model_signature";
+/// `int32_t lstm_opt_model_threads`: the OpenMP team size the model's
+/// parallel loops use (the compile-time --threads; 1 when it has none).
+constexpr const char *kThreadsSymbol = "lstm_opt_model_num_threads";
+/// `int32_t lstm_opt_model_set_threads(int32_t n)`: sets it (n < 1 counts as
+/// 1; no effect on a model without parallel loops), returns the count now
+/// in effect.
+constexpr const char *kThreadsSetterName = "lstm_opt_model_set_threads";
+/// `int32_t lstm_opt_model_threads(void)`: the count in effect.
+constexpr const char *kThreadsGetterName = "lstm_opt_model_threads";
 /// `const char *lstm_opt_model_cpu_check(void)` in a compiled .so: null when
 /// this CPU has every instruction-set feature the code was compiled for,
 /// else a message naming the ones it lacks. Runners call it before running.
@@ -186,12 +195,20 @@ public:
   /// order with the signature's shapes.
   llvm::Error run(llvm::ArrayRef<const void *> inputs,
                   llvm::ArrayRef<void *> outputs);
+  /// Sets the thread count of the model's parallel loops
+  /// (kThreadsSetterName); returns the count in effect (1 for a model
+  /// without parallel loops).
+  unsigned setThreads(unsigned n);
+  /// The thread count in effect (kThreadsGetterName).
+  unsigned threads() const;
 
 private:
   JITModel() = default;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   ModelSignature sig;
   void (*entry)(void **) = nullptr;
+  int32_t (*threadSetter)(int32_t) = nullptr;
+  int32_t (*threadGetter)() = nullptr;
 };
 
 } // namespace lstm_opt::cpu
