@@ -64,6 +64,16 @@ config.substitutions.append(("%silero_models", _silero))
 # A sanitizer build (scripts/test.sh --sanitize): the `sanitizer` feature,
 # and the environment the instrumented tools need. Debian's libMLIR is not
 # instrumented: its inlined allocator code trips ASan's user poisoning.
+# Private mount namespaces (root, or a user namespace): the install test hides
+# the build tree and the sources by mounting an empty folder over them.
+try:
+    subprocess.check_call(["unshare", "--mount", "true"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    config.available_features.add("mount-namespace")
+except (OSError, subprocess.CalledProcessError):
+    lit_config.note("no private mount namespace (unshare --mount): the "
+                    "relocated-install test is UNSUPPORTED")
+
 # The host's architecture: tests that name x86-64 CPUs (--target-cpu).
 import platform
 if platform.machine() in ("x86_64", "AMD64"):
