@@ -975,6 +975,10 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
   std::vector<std::string> args = {*cc,  "-shared", "-fPIC", "-O1",
                                    "-Wl,-z,defs", "-o", tmp.str().str(),
                                    obj.str().str(), check.str().str()};
+  // Its file name as its SONAME: a program linked against it records that
+  // name, not the path it was linked from, and finds it wherever it is
+  // deployed (an rpath such as $ORIGIN, or the library path).
+  args.push_back(("-Wl,-soname," + llvm::sys::path::filename(path)).str());
   // The model's own folder first ($ORIGIN: a runtime library copied next to
   // it, or bundled with --bundle-runtime), then where the library is here.
   args.push_back("-Wl,-rpath,$ORIGIN");

@@ -3,7 +3,9 @@ installed tools used with the build tree and the sources hidden (a private
 mount namespace binds an empty folder over both) and a scrubbed
 environment: lstm-opt fuses a model, compiles another for this CPU to a
 shared library, and lstm-run runs that library and the ONNX model (JIT).
-The outputs are compared with ONNX Runtime afterwards, outside the
+Then a model compiled with one thread and a C driver, in a folder of their
+own, run with LLVM/MLIR hidden as well. The outputs are compared with ONNX
+Runtime afterwards, outside the
 namespace, and `ldd` of the tools and the library must name nothing in the
 hidden trees.
 
@@ -43,6 +45,12 @@ try:
     lstm_src = f"{src}/test/e2e/models/torch_nn_lstm.onnx"
     shutil.copy(fused_src, f"{work}/cell.onnx")
     shutil.copy(lstm_src, f"{work}/lstm.onnx")
+    lm_src = f"{src}/test/e2e/models/torch_lstm_lm.onnx"
+    os.makedirs(f"{work}/deploy")
+    shutil.copy(lm_src, f"{work}/lm.onnx")
+    shutil.copy(f"{src}/test/Tools/lstm-opt/Inputs/lm_driver.c", f"{work}/lm_driver.c")
+    tokens = np.random.default_rng(3).integers(0, 20, (8, 2)).astype("<i8")
+    tokens.tofile(f"{work}/deploy/tokens.bin")
     rng = np.random.default_rng(5)
     sess = ort.InferenceSession(lstm_src, providers=["CPUExecutionProvider"])
     feeds = {i.name: rng.standard_normal(i.shape).astype(np.float32) for i in sess.get_inputs()}
@@ -62,6 +70,15 @@ $B/lstm-opt lstm.onnx --target=cpu --threads=2 -o m.so 2> compile.log
 $B/lstm-run m.so --inputs in.npz --outputs aot.npz -q
 $B/lstm-run lstm.onnx --inputs in.npz --outputs jit.npz -q
 ldd $B/lstm-opt $B/lstm-run m.so > ldd.txt
+# A model compiled with one thread, with its C driver, in a folder of its
+# own; then LLVM/MLIR hidden too: it needs libc alone.
+$B/lstm-opt lm.onnx --target=cpu --threads=1 -o deploy/lm.so 2> /dev/null
+cc -Ideploy lm_driver.c deploy/lm.so -Wl,-rpath,'$ORIGIN' -o deploy/driver
+mount --bind {empty} /usr/lib/llvm-22
+test ! -e /usr/lib/llvm-22/lib/libMLIR.so.22.1
+cd deploy
+env -i ./driver tokens.bin logprobs.bin
+ldd lm.so driver > ldd.txt
 """
     env = {"PATH": "/usr/bin:/bin", "HOME": work}
     r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
@@ -87,6 +104,16 @@ ldd $B/lstm-opt $B/lstm-run m.so > ldd.txt
         ldd = open(f"{work}/ldd.txt").read()
         check("not found" not in ldd and build not in ldd and src not in ldd,
               "ldd: every library resolves, none from the build tree or the sources")
+        lm = ort.InferenceSession(lm_src, providers=["CPUExecutionProvider"])
+        want = lm.run(None, {lm.get_inputs()[0].name: tokens})[0]
+        got = np.fromfile(f"{work}/deploy/logprobs.bin", dtype="<f4").reshape(want.shape)
+        err = float(np.max(np.abs(got - want)))
+        check(err <= 1e-4, f"a deployed --threads=1 model ran with LLVM/MLIR hidden, "
+              f"like ONNX Runtime (max abs err {err:.1e})")
+        ldd = open(f"{work}/deploy/ldd.txt").read()
+        check("not found" not in ldd and "llvm" not in ldd.lower() and "mlir" not in ldd.lower()
+              and build not in ldd and src not in ldd,
+              "ldd of the deployed model: libc alone, no LLVM/MLIR, nothing from the build tree")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 print(f"relocated install: {failures} failed")
