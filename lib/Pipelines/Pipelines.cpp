@@ -5,22 +5,172 @@
 #include "lstm-opt/Conversion/Passes.h"
 #include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/ErrorHandling.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace lstm_opt;
+using namespace lstm_opt::rnn;
+
+void lstm_opt::buildRecognitionPipeline(OpPassManager &pm) {
+  pm.addPass(createRNNUnrollRecurrentLoopsPass());
+  pm.addPass(createRNNRecognizeCellsPass());
+  pm.addPass(createRNNRollTimeLoopPass());
+  pm.addPass(createRNNPairBidirectionalPass());
+}
 
 void lstm_opt::buildDefaultPipeline(OpPassManager &pm,
-                                    const DefaultPipelineOptions &options) {
-  // Recognise the cells, roll them into layers, write standard ONNX layers.
-  // Every pass leaves what it cannot prove untouched (with a remark).
-  (void)options;
+                                    const DefaultPipelineOptions &) {
   // (rnn-fuse-gate-gemms is not here: it would also merge products outside
   // any recurrent cell, and recognition reads per-gate products anyway.)
-  if (failed(parsePassPipeline(kRecognitionPipeline, pm)))
-    llvm::report_fatal_error("lstm-opt: the recognition pipeline does not parse");
+  buildRecognitionPipeline(pm);
   pm.addPass(createConvertRNNToONNXPass());
+}
+
+void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
+                                       const GPUKernelsOptions &options) {
+  // PTX ISA 8.0 (CUDA 12.0) covers sm_80 and sm_90.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  // convert-gpu-to-nvvm maps the math ops (fma, exp, tanh, ...) to
+  // libdevice calls (__nv_fmaf, ...), which gpu-module-to-binary links from
+  // the toolkit.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  binary.toolkitPath = options.toolkit;
+#ifdef LSTM_OPT_CUDA_ROOT
+  if (binary.toolkitPath.empty())
+    binary.toolkitPath = LSTM_OPT_CUDA_ROOT;
+#endif
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
+                                     const CPUPipelineOptions &options) {
+  if (options.recognize)
+    buildRecognitionPipeline(pm);
+  if (options.cudnn) {
+    pm.addPass(createRNNStackLayersPass());
+    ConvertRNNToCUDNNPassOptions cudnn;
+    cudnn.dataType = options.cudnnDataType;
+    cudnn.algo = options.cudnnAlgo;
+    pm.addPass(createConvertRNNToCUDNNPass(cudnn));
+  }
+  if (options.gpuKernelsOnCPU) {
+    ConvertRNNToGPUPassOptions gpu;
+    gpu.mapping = "cpu";
+    gpu.design = options.gpuDesign;
+    pm.addPass(createConvertRNNToGPUPass(gpu));
+  }
+  if (options.gpuKernels) {
+    // The kernels first, down to a gpu.binary, before any host-side pass can
+    // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
+    // ... run on the whole module).
+    ConvertRNNToGPUPassOptions gpu;
+    gpu.mapping = "gpu";
+    gpu.design = options.gpuDesign;
+    pm.addPass(createConvertRNNToGPUPass(gpu));
+    GPUKernelsOptions kernels;
+    kernels.chip = options.gpuChip;
+    kernels.format = options.gpuBinaryFormat;
+    buildGPUKernelsPipeline(pm, kernels);
+  }
+}
+
+void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
+                                      const CPUPipelineOptions &options) {
+  ConvertRNNToCPUPassOptions kernels;
+  kernels.batchTile = options.batchTile;
+  kernels.vectorWidth = options.vectorWidth;
+  kernels.vectorRegisters = options.vectorRegisters;
+  pm.addPass(createConvertRNNToCPUPass(kernels));
+  pm.addPass(createConvertONNXToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.unknownTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  bufferization::buildBufferDeallocationPipeline(pm, {});
+  pm.addPass(createCanonicalizerPass());
+}
+
+void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
+                                    const CPUPipelineOptions &options) {
+  // The GPU host functions' synchronous gpu.alloc/memcpy/launch_func become
+  // a chain of async ops on one stream (what gpu-to-llvm lowers), with a
+  // gpu.wait before anything else that touches memory.
+  if (options.gpuKernels)
+    pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createCPUExpandCopiesPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.threads > 1)
+    pm.addPass(createConvertSCFToOpenMPPass({options.threads}));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCPUApproximateMathPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createSCFToControlFlowPass());
+  if (options.threads > 1)
+    pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  // gpu.alloc/memcpy/memset/dealloc/wait -> mgpu* calls; gpu.launch_func
+  // stays, on LLVM values, for the translation (gpu.binary's
+  // #gpu.select_object handler emits the module load and mgpuLaunchKernel).
+  if (options.gpuKernels)
+    pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void lstm_opt::buildCPUPipeline(OpPassManager &pm,
+                                const CPUPipelineOptions &options) {
+  buildCPULayerPipeline(pm, options);
+  buildCPUBufferPipeline(pm, options);
+  buildCPULLVMPipeline(pm, options);
+}
+
+void lstm_opt::buildGPUPipeline(OpPassManager &pm,
+                                const GPUPipelineOptions &options) {
+  if (options.recognize)
+    buildRecognitionPipeline(pm);
+  ConvertRNNToGPUPassOptions gpu;
+  gpu.mapping = "gpu";
+  gpu.design = options.design;
+  pm.addPass(createConvertRNNToGPUPass(gpu));
 }
 
 void lstm_opt::registerPipelines() {
@@ -29,6 +179,16 @@ void lstm_opt::registerPipelines() {
         "lstm-opt-default",
         "The pipeline lstm-opt runs on an ONNX model when no pass is named",
         buildDefaultPipeline);
+    PassPipelineRegistration<CPUPipelineOptions>(
+        "lstm-opt-cpu",
+        "An ONNX graph with recurrent layers down to the LLVM dialect (what "
+        "--target=cpu|cudnn|gpu compiles)",
+        buildCPUPipeline);
+    PassPipelineRegistration<GPUPipelineOptions>(
+        "lstm-opt-gpu",
+        "Recognition, then the layers as generated GPU kernels in a "
+        "gpu.module with the host functions that launch them",
+        buildGPUPipeline);
     return true;
   }();
   (void)once;

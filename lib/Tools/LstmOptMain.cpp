@@ -366,8 +366,8 @@ LogicalResult unrollLoopsThatFuse(OwningOpRef<ModuleOp> &module,
     MLIRContext *ctx = module->getContext();
     ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
     PassManager pm(ctx, ModuleOp::getOperationName());
+    buildRecognitionPipeline(pm);
     if (succeeded(unrollRecurrentLoops(trial, options, {}, /*keepMarks=*/true)) &&
-        succeeded(parsePassPipeline(kRecognitionPipeline, pm)) &&
         succeeded(pm.run(*trial)))
       if (func::FuncOp f = graphFunction(*trial))
         skip = onnx::unfusedUnrolledLoops(f);

@@ -1,10 +1,18 @@
 //===- Pipelines.h - lstm-opt pass pipelines --------------------*- C++ -*-===//
+//
+// Every pass pipeline of the project, as C++ builders with typed options
+// (the pattern of CIRCT and mlir/examples: a public build...Pipeline plus a
+// PassPipelineRegistration). The driver, lstm-run, the CPU and GPU backends,
+// the mlir-opt plugin and embedders call these; nothing parses pipeline text.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef LSTM_OPT_PIPELINES_PIPELINES_H
 #define LSTM_OPT_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
-#include "llvm/ADT/StringRef.h"
+
+#include <string>
 
 namespace mlir {
 class OpPassManager;
@@ -12,21 +20,130 @@ class OpPassManager;
 
 namespace lstm_opt {
 
-/// The front half every target runs first, as pass-pipeline text: recurrent
-/// loops unrolled, cells recognised, rolled into layers, bidirectional halves
-/// paired. Each pass leaves what it cannot prove untouched, with a remark.
-inline constexpr llvm::StringLiteral kRecognitionPipeline =
-    "rnn-unroll-recurrent-loops,rnn-recognize-cells,rnn-roll-time-loop,"
-    "rnn-pair-bidirectional";
+/// The front half every target runs first: recurrent loops unrolled, cells
+/// recognised, rolled into layers, bidirectional halves paired. Each pass
+/// leaves what it cannot prove untouched, with a remark.
+void buildRecognitionPipeline(mlir::OpPassManager &pm);
 
 struct DefaultPipelineOptions
     : public mlir::PassPipelineOptions<DefaultPipelineOptions> {};
 
 /// The pipeline `lstm-opt model.onnx -o out.onnx` runs when no pass is named
-/// (registered as `lstm-opt-default`). It only holds passes that keep the
-/// model's numbers exactly.
+/// (registered as `lstm-opt-default`): recognition, then the layers written
+/// as standard ONNX ops. It only holds passes that keep the numbers exactly.
 void buildDefaultPipeline(mlir::OpPassManager &pm,
                           const DefaultPipelineOptions &options = {});
+
+/// The generated GPU kernels (a gpu.module) down to a gpu.binary: NVVM
+/// target attached, the kernels lowered to NVVM (math ops to libdevice,
+/// linked from the CUDA toolkit), serialized.
+struct GPUKernelsOptions {
+  /// sm_80 or sm_90.
+  std::string chip = "sm_80";
+  /// gpu-module-to-binary's format: fatbin, bin (both run the toolkit's
+  /// ptxas) or isa (PTX text).
+  std::string format = "fatbin";
+  /// The CUDA toolkit (libdevice, ptxas); "" = the one found at configure
+  /// time, else MLIR's default.
+  std::string toolkit;
+};
+void buildGPUKernelsPipeline(mlir::OpPassManager &pm,
+                             const GPUKernelsOptions &options);
+
+/// The CPU pipeline (registered as `lstm-opt-cpu`): an ONNX graph with its
+/// recurrent layers to the LLVM dialect, the layers lowered to generated
+/// step kernels (or calls into the cuDNN runtime, `cudnn`; or the generated
+/// GPU kernels, `gpu-kernels`), the rest through linalg.
+struct CPUPipelineOptions
+    : public mlir::PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> recognize{*this, "recognize",
+                         llvm::cl::desc("Run the recognition passes first"),
+                         llvm::cl::init(true)};
+  Option<unsigned> threads{
+      *this, "threads",
+      llvm::cl::desc("OpenMP threads a large layer's hidden blocks are split "
+                     "across; 1 = sequential, no OpenMP runtime"),
+      llvm::cl::init(1)};
+  Option<int64_t> batchTile{
+      *this, "batch-tile",
+      llvm::cl::desc("Rows per register tile of the kernels' GEMMs; 0 = "
+                     "automatic"),
+      llvm::cl::init(0)};
+  Option<int64_t> vectorWidth{
+      *this, "vector-width",
+      llvm::cl::desc("f32 lanes of a vector register of the target"),
+      llvm::cl::init(16)};
+  Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Vector registers of the target"), llvm::cl::init(32)};
+  Option<bool> cudnn{
+      *this, "cudnn",
+      llvm::cl::desc("Run the layers cuDNN runs exactly through the "
+                     "project's cuDNN runtime (layers stacked first)"),
+      llvm::cl::init(false)};
+  Option<std::string> cudnnDataType{
+      *this, "cudnn-data-type", llvm::cl::desc("cuDNN math: f32 or f16"),
+      llvm::cl::init("f32")};
+  Option<std::string> cudnnAlgo{
+      *this, "cudnn-algo",
+      llvm::cl::desc("cuDNN algorithm: standard or persist-static"),
+      llvm::cl::init("standard")};
+  Option<bool> gpuKernelsOnCPU{
+      *this, "gpu-kernels-on-cpu",
+      llvm::cl::desc("Lower the layers as the generated GPU kernels, run in "
+                     "CPU loops (a numerics test of the kernels)"),
+      llvm::cl::init(false)};
+  Option<bool> gpuKernels{
+      *this, "gpu-kernels",
+      llvm::cl::desc("Lower the layers as generated GPU kernels, embedded as "
+                     "a gpu.binary and launched through the project's GPU "
+                     "runtime"),
+      llvm::cl::init(false)};
+  Option<std::string> gpuDesign{
+      *this, "gpu-design",
+      llvm::cl::desc("The GPU kernels' recurrence: auto, step or persistent"),
+      llvm::cl::init("auto")};
+  Option<std::string> gpuChip{*this, "gpu-chip",
+                              llvm::cl::desc("sm_80 or sm_90"),
+                              llvm::cl::init("sm_80")};
+  Option<std::string> gpuBinaryFormat{
+      *this, "gpu-binary-format",
+      llvm::cl::desc("The kernels' gpu.binary: fatbin, bin or isa"),
+      llvm::cl::init("fatbin")};
+};
+
+/// The CPU pipeline in its three stages. With `gpu-kernels` the GPU host
+/// functions must be set aside between the first and the second (buffer
+/// deallocation rejects gpu.launch_func); cpu::lowerToLLVMDialect does that.
+/// 1. recognition, and the layers that leave the CPU lowering (cuDNN calls,
+///    GPU kernels compiled to a gpu.binary);
+void buildCPULayerPipeline(mlir::OpPassManager &pm,
+                           const CPUPipelineOptions &options);
+/// 2. the step kernels, the rest through linalg, bufferized, buffers freed;
+void buildCPUBufferPipeline(mlir::OpPassManager &pm,
+                            const CPUPipelineOptions &options);
+/// 3. loops, OpenMP, vectors, down to the LLVM dialect.
+void buildCPULLVMPipeline(mlir::OpPassManager &pm,
+                          const CPUPipelineOptions &options);
+/// All three (`lstm-opt-cpu`).
+void buildCPUPipeline(mlir::OpPassManager &pm,
+                      const CPUPipelineOptions &options);
+
+/// The GPU host side (registered as `lstm-opt-gpu`): recognition, then the
+/// layers as generated kernels (convert-rnn-to-gpu{mapping=gpu}) in a
+/// gpu.module next to the host functions that launch them.
+struct GPUPipelineOptions
+    : public mlir::PassPipelineOptions<GPUPipelineOptions> {
+  Option<bool> recognize{*this, "recognize",
+                         llvm::cl::desc("Run the recognition passes first"),
+                         llvm::cl::init(true)};
+  Option<std::string> design{
+      *this, "design",
+      llvm::cl::desc("The kernels' recurrence: auto, step or persistent"),
+      llvm::cl::init("auto")};
+};
+void buildGPUPipeline(mlir::OpPassManager &pm,
+                      const GPUPipelineOptions &options);
 
 /// Registers the pipelines above under their names.
 void registerPipelines();

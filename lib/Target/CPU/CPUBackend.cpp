@@ -13,7 +13,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -365,41 +364,11 @@ int64_t TensorSig::numElements() const {
   return n;
 }
 
-std::vector<std::string>
-lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
-  std::string p;
-  if (options.recognize)
-    p += (kRecognitionPipeline + ",").str();
-  if (options.cuda)
-    p += llvm::formatv("rnn-stack-layers,convert-rnn-to-cudnn{{data-type={0} "
-                       "algo={1}},",
-                       options.cudnnDataType, options.cudnnAlgo)
-             .str();
-  if (options.gpuKernelsOnCPU)
-    p += llvm::formatv("convert-rnn-to-gpu{{mapping=cpu design={0}},",
-                       options.gpuKernelsDesign)
-             .str();
-  if (options.gpuKernels) {
-    // The kernels first, down to a gpu.binary, before any host-side pass can
-    // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
-    // ... run on the whole module). As gpu_backend::buildGPUKernelPipeline:
-    // convert-gpu-to-nvvm maps the math ops to libdevice, which
-    // gpu-module-to-binary links from the toolkit (LSTM_OPT_CUDA_ROOT);
-    // fatbin/bin run the toolkit's ptxas (and fatbinary).
-    std::string toolkit;
-#ifdef LSTM_OPT_CUDA_ROOT
-    toolkit = std::string(" toolkit=") + LSTM_OPT_CUDA_ROOT;
-#endif
-    p += llvm::formatv(
-             "convert-rnn-to-gpu{{mapping=gpu design={0}},"
-             "nvvm-attach-target{{chip={1} features=+ptx80 O=3},"
-             "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
-             "reconcile-unrealized-casts),"
-             "gpu-module-to-binary{{format={2}{3}},",
-             options.gpuKernelsDesign, options.gpuChip,
-             options.gpuBinaryFormat, toolkit)
-             .str();
-  }
+void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
+                                       CPUPipelineOptions &p) {
+  p.recognize = options.recognize;
+  p.threads = options.threads;
+  p.batchTile = options.batchTile;
   // The kernels' vector shape from the target (the defaults, AVX-512's, if
   // the target cannot be described: compiling then fails with that error).
   TargetVector tv;
@@ -407,49 +376,23 @@ lstm_opt::cpu::cpuPipelineParts(const CPUOptions &options) {
     tv = *v;
   else
     llvm::consumeError(v.takeError());
-  std::string mid =
-      llvm::formatv("convert-rnn-to-cpu{{batch-tile={0} vector-width={1} "
-                    "vector-registers={2}},",
-                    options.batchTile, tv.lanes, tv.registers)
-          .str();
-  mid += "convert-onnx-to-linalg,canonicalize,cse,"
-       "one-shot-bufferize{bufferize-function-boundaries "
-       "function-boundary-type-conversion=identity-layout-map "
-       "unknown-type-conversion=identity-layout-map},"
-       "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true},"
-       "buffer-deallocation-pipeline,canonicalize,";
-  std::string tail;
-  // The GPU host functions' synchronous gpu.alloc/memcpy/launch_func become
-  // a chain of async ops on one stream (what gpu-to-llvm lowers), with a
-  // gpu.wait before anything else that touches memory.
-  if (options.gpuKernels)
-    tail += "func.func(gpu-async-region),";
-  tail += "cpu-expand-copies,func.func(convert-linalg-to-loops),";
-  if (options.threads > 1)
-    tail += llvm::formatv("convert-scf-to-openmp{{num-threads={0}},", options.threads).str();
-  tail += "lower-affine,cpu-approximate-math,canonicalize,cse,"
-       "convert-vector-to-scf,expand-strided-metadata,convert-scf-to-cf,";
-  if (options.threads > 1)
-    tail += "convert-openmp-to-llvm,";
-  tail += "convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
-       "convert-math-to-libm,convert-arith-to-llvm,convert-index-to-llvm,"
-       "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,";
-  // gpu.alloc/memcpy/memset/dealloc/wait -> mgpu* calls; gpu.launch_func
-  // stays, on LLVM values, for the translation (gpu.binary's
-  // #gpu.select_object handler emits the module load and mgpuLaunchKernel).
-  if (options.gpuKernels)
-    tail += "gpu-to-llvm,";
-  tail += "reconcile-unrealized-casts";
-  return {p, mid, tail};
+  p.vectorWidth = tv.lanes;
+  p.vectorRegisters = tv.registers;
+  p.cudnn = options.cuda;
+  p.cudnnDataType = options.cudnnDataType;
+  p.cudnnAlgo = options.cudnnAlgo;
+  p.gpuKernelsOnCPU = options.gpuKernelsOnCPU;
+  p.gpuKernels = options.gpuKernels;
+  p.gpuDesign = options.gpuKernelsDesign;
+  p.gpuChip = options.gpuChip;
+  p.gpuBinaryFormat = options.gpuBinaryFormat;
 }
 
 void lstm_opt::cpu::buildCPUPipeline(OpPassManager &pm,
                                      const CPUOptions &options) {
-  std::string p;
-  for (const std::string &part : cpuPipelineParts(options))
-    p += part;
-  if (failed(parsePassPipeline(p, pm)))
-    llvm::report_fatal_error("lstm-opt: the CPU pipeline does not parse");
+  CPUPipelineOptions p;
+  setPipelineOptions(options, p);
+  lstm_opt::buildCPUPipeline(pm, p);
 }
 
 bool lstm_opt::cpu::haveCUDNNRuntime() {
@@ -521,14 +464,15 @@ bool usesGPUOps(func::FuncOp f) {
 /// declarations meanwhile, and get their bodies back for the lowering.
 LogicalResult runGPUKernelsPipeline(ModuleOp module, const CPUOptions &options) {
   MLIRContext *ctx = module.getContext();
-  std::vector<std::string> parts = cpuPipelineParts(options);
-  auto run = [&](StringRef p) -> LogicalResult {
+  CPUPipelineOptions p;
+  setPipelineOptions(options, p);
+  auto run = [&](void (*build)(OpPassManager &, const CPUPipelineOptions &))
+      -> LogicalResult {
     PassManager pm(ctx);
-    if (failed(parsePassPipeline(p.rtrim(','), pm)))
-      llvm::report_fatal_error("lstm-opt: the GPU kernels' pipeline does not parse");
+    build(pm, p);
     return pm.run(module);
   };
-  if (failed(run(parts[0])))
+  if (failed(run(buildCPULayerPipeline)))
     return failure();
   if (module.getOps<gpu::BinaryOp>().empty())
     module.emitWarning() << "no recurrent layer runs on the GPU (no "
@@ -542,11 +486,11 @@ LogicalResult runGPUKernelsPipeline(ModuleOp module, const CPUOptions &options) 
     holder->getBody().takeBody(f.getBody());
     aside.emplace_back(f, std::move(holder));
   }
-  if (failed(run(parts[1])))
+  if (failed(run(buildCPUBufferPipeline)))
     return failure();
   for (auto &[f, holder] : aside)
     f.getBody().takeBody(holder->getBody());
-  return run(parts[2]);
+  return run(buildCPULLVMPipeline);
 }
 
 } // namespace

@@ -3,57 +3,22 @@
 #include "lstm-opt/Target/GPU/GPUBackend.h"
 
 #include "lstm-opt/Conversion/RNNToGPU/RNNToGPU.h"
+#include "lstm-opt/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
-#include "lstm-opt/Pipelines/Pipelines.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace lstm_opt;
 using namespace lstm_opt::gpu_backend;
-
-void lstm_opt::gpu_backend::buildGPUPipeline(OpPassManager &pm,
-                                             const GPUOptions &options) {
-  std::string p;
-  if (options.recognize)
-    p += (kRecognitionPipeline + ",").str();
-  p += llvm::formatv("convert-rnn-to-gpu{{mapping=gpu design={0}}",
-                     options.design)
-           .str();
-  if (failed(parsePassPipeline(p, pm)))
-    llvm::report_fatal_error("lstm-opt: the GPU pipeline does not parse");
-}
-
-void lstm_opt::gpu_backend::buildGPUKernelPipeline(OpPassManager &pm,
-                                                   const GPUOptions &options) {
-  // convert-gpu-to-nvvm maps math ops (fma, exp, tanh, ...) to libdevice
-  // calls (__nv_fmaf, ...); gpu-module-to-binary links libdevice from the
-  // CUDA toolkit found at configure time (else from $CUDA_HOME / MLIR's
-  // default). PTX ISA 8.0 (CUDA 12.0) covers sm_80 and sm_90. format=isa
-  // stops at the PTX text: no ptxas, no driver inside MLIR.
-  std::string toolkit;
-#ifdef LSTM_OPT_CUDA_ROOT
-  toolkit = std::string(" toolkit=") + LSTM_OPT_CUDA_ROOT;
-#endif
-  std::string p = llvm::formatv(
-      "convert-scf-to-cf,"
-      "nvvm-attach-target{{chip={0} features=+ptx80 O=3},"
-      "gpu.module(convert-gpu-to-nvvm),reconcile-unrealized-casts,"
-      "gpu-module-to-binary{{format=isa{1}}",
-      options.chip, toolkit);
-  if (failed(parsePassPipeline(p, pm)))
-    llvm::report_fatal_error("lstm-opt: the GPU kernel pipeline does not parse");
-}
 
 FailureOr<std::string>
 lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) {
@@ -70,7 +35,10 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
     ctx->appendDialectRegistry(registry);
   }
   PassManager pm(ctx, ModuleOp::getOperationName());
-  buildGPUPipeline(pm, options);
+  GPUPipelineOptions host;
+  host.recognize = options.recognize;
+  host.design = options.design;
+  buildGPUPipeline(pm, host);
   if (failed(pm.run(module)))
     return failure();
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kGPUKernelModuleName);
@@ -85,8 +53,12 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
   (*dev)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(ctx));
   dev->getBody()->push_back(kernels->clone());
+  // format=isa stops at the PTX text: no ptxas, no driver inside MLIR.
   PassManager kpm(ctx, ModuleOp::getOperationName());
-  buildGPUKernelPipeline(kpm, options);
+  GPUKernelsOptions kernelOptions;
+  kernelOptions.chip = options.chip;
+  kernelOptions.format = "isa";
+  buildGPUKernelsPipeline(kpm, kernelOptions);
   if (failed(kpm.run(*dev)))
     return failure();
   std::string ptx;

@@ -15,6 +15,8 @@
 #ifndef LSTM_OPT_TARGET_CPU_CPUBACKEND_H
 #define LSTM_OPT_TARGET_CPU_CPUBACKEND_H
 
+#include "lstm-opt/Pipelines/Pipelines.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Error.h"
@@ -139,16 +141,17 @@ struct ModelSignature {
 /// Parses what kSignatureSymbol holds.
 llvm::Expected<ModelSignature> parseSignatureJSON(llvm::StringRef text);
 
-/// The passes from an imported model to the LLVM dialect. With gpuKernels
-/// the pipeline names the GPU passes too, but lowerToLLVMDialect runs it in
-/// three parts (cpuPipelineParts): the GPU host functions (gpu.alloc,
-/// gpu.launch_func, ... on memrefs) are set aside while buffers are
-/// deallocated, which rejects ops with unknown memory effects.
+/// The CPU pipeline's options (lstm_opt::CPUPipelineOptions) for
+/// `options`' target: its vector width and register count from the target
+/// machine (targetVector).
+void setPipelineOptions(const CPUOptions &options,
+                        lstm_opt::CPUPipelineOptions &pipeline);
+/// The passes from an imported model to the LLVM dialect
+/// (lstm_opt::buildCPUPipeline with setPipelineOptions). With gpuKernels,
+/// lowerToLLVMDialect runs its three stages apart: the GPU host functions
+/// (gpu.alloc, gpu.launch_func, ... on memrefs) are set aside while buffers
+/// are deallocated, which rejects ops with unknown memory effects.
 void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
-/// buildCPUPipeline's pass pipeline text in three parts: up to the kernels'
-/// gpu.binary; bufferization and buffer deallocation; the rest down to the
-/// LLVM dialect. Concatenated, the whole pipeline.
-std::vector<std::string> cpuPipelineParts(const CPUOptions &options);
 
 /// Checks the module has one graph function with static shapes, records its
 /// signature, renames it to `kEntryName` and lowers everything to the LLVM

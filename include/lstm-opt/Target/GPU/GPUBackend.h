@@ -30,13 +30,7 @@ struct GPUOptions {
   std::string design = "auto";
 };
 
-/// The host-side passes: recognition and convert-rnn-to-gpu{mapping=gpu}.
-void buildGPUPipeline(mlir::OpPassManager &pm, const GPUOptions &options);
-/// On a module holding the kernels' gpu.module: down to a gpu.binary whose
-/// object is PTX text.
-void buildGPUKernelPipeline(mlir::OpPassManager &pm, const GPUOptions &options);
-
-/// Runs buildGPUPipeline on `module` (which then holds the host functions
+/// Runs the GPU host pipeline (lstm_opt::buildGPUPipeline) on `module` (which then holds the host functions
 /// and the gpu.module), lowers a copy of the gpu.module and returns its PTX.
 /// Diagnostics go to the context's handler.
 mlir::FailureOr<std::string> compileToPTX(mlir::ModuleOp module,
