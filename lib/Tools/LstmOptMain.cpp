@@ -10,6 +10,7 @@
 #include "lstm-opt/Target/GPU/GPUBackend.h"
 #include "lstm-opt/Target/ONNX/ONNXExport.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
+#include "lstm-opt/Tools/CompileOptions.h"
 #include "lstm-opt/Tools/Report.h"
 
 #include "mlir/IR/AsmState.h"
@@ -73,38 +74,12 @@ llvm::cl::opt<std::string> target(
                    "the kernels alone)"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
-/// --threads: libLLVM already registers a hidden "threads" option, so ours
-/// is made after that one is unregistered (lstmOptMain).
-llvm::cl::opt<unsigned> *cpuThreads = nullptr;
-
-llvm::cl::opt<std::string> cudnnDataType(
-    "cudnn-data-type",
-    llvm::cl::desc("--target=cudnn: f32, or f16 (half data, Tensor Core math)"),
-    llvm::cl::init("f32"), llvm::cl::cat(lstmOptCategory));
-
-llvm::cl::opt<std::string> cudnnAlgo(
-    "cudnn-algo",
-    llvm::cl::desc("--target=cudnn: standard, or persist-static (small batch)"),
-    llvm::cl::init("standard"), llvm::cl::cat(lstmOptCategory));
-
 llvm::cl::opt<bool> bundleRuntime(
     "bundle-runtime",
     llvm::cl::desc("--target=cudnn|gpu -o m.so: copy the project's runtime "
                    "library the model needs next to it (found through the "
                    "model's $ORIGIN rpath), so that the folder deploys alone"),
     llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
-
-llvm::cl::opt<std::string> gpuChip(
-    "gpu-chip",
-    llvm::cl::desc("--target=gpu: sm_80 (default) or sm_90"),
-    llvm::cl::init("sm_80"), llvm::cl::cat(lstmOptCategory));
-
-llvm::cl::opt<std::string> gpuDesign(
-    "gpu-design",
-    llvm::cl::desc("--target=gpu: the recurrence kernel: auto (default: "
-                   "persistent at small batch, else one fused kernel per "
-                   "step), step or persistent"),
-    llvm::cl::init("auto"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<std::string> gpuBinaryFormat(
     "gpu-binary",
@@ -113,31 +88,8 @@ llvm::cl::opt<std::string> gpuBinaryFormat(
                    "isa (PTX, compiled by the driver at load)"),
     llvm::cl::init("fatbin"), llvm::cl::cat(lstmOptCategory));
 
-llvm::cl::list<std::string> inputShapes(
-    "input-shape",
-    llvm::cl::desc("Fix a graph input's shape before shape inference: "
-                   "NAME=D0xD1x... (repeatable; --target=cpu needs static "
-                   "shapes)"),
-    llvm::cl::value_desc("name=shape"), llvm::cl::cat(lstmOptCategory));
-
-llvm::cl::list<std::string> bindings(
-    "bind",
-    llvm::cl::desc("--target=cpu|cudnn|gpu: compile for these values of an "
-                   "int64 graph input, NAME=V[,V...] (e.g. --bind sr=16000; "
-                   "repeatable): If branches they select are inlined and "
-                   "shapes that depend on them become static. The compiled "
-                   "model then runs only with those values"),
-    llvm::cl::value_desc("name=values"), llvm::cl::cat(lstmOptCategory));
-
-llvm::cl::opt<std::string> targetCPU(
-    "target-cpu",
-    llvm::cl::desc("--target=cpu|cudnn|gpu: the CPU the host code is "
-                   "compiled for: host (default: this machine) or an LLVM "
-                   "CPU name of this architecture, e.g. x86-64-v3 (AVX2), "
-                   "x86-64-v4 (AVX-512), znver3, znver4, sapphirerapids; the "
-                   "kernels' vector width and register tile follow from it"),
-    llvm::cl::value_desc("cpu"), llvm::cl::init("host"),
-    llvm::cl::cat(lstmOptCategory));
+/// The options lstm-opt shares with lstm-run (made in lstmOptMain).
+CompileOptions *compileOptions = nullptr;
 
 llvm::cl::opt<std::string> targetTriple(
     "target-triple",
@@ -401,25 +353,13 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (onnxInput) {
     ONNXImportOptions options;
     options.shapeInference = !noShapeInference;
-    for (const std::string &spec : inputShapes) {
-      auto [name, dims] = StringRef(spec).rsplit('=');
-      std::vector<int64_t> shape;
-      SmallVector<StringRef> parts;
-      if (!dims.empty() && dims != "scalar")
-        dims.split(parts, 'x');
-      bool ok = !name.empty() && spec.find('=') != std::string::npos;
-      for (StringRef part : parts) {
-        int64_t v;
-        ok &= !part.getAsInteger(10, v) && v >= 0;
-        shape.push_back(v);
-      }
-      if (!ok) {
-        llvm::errs() << "lstm-opt: error: --input-shape takes NAME=D0xD1x..., "
-                        "not '" << spec << "'\n";
-        return 1;
-      }
-      options.inputShapes[name.str()] = shape;
+    auto shapes = compileOptions->inputShapes();
+    if (!shapes) {
+      llvm::errs() << "lstm-opt: error: " << llvm::toString(shapes.takeError())
+                   << "\n";
+      return 1;
     }
+    options.inputShapes = std::move(*shapes);
     module = importONNXFile(inputPath, &context, options);
     // If nodes that the declared shapes decide ("is the input 2-D?"):
     // replaced by the branch taken, so that what follows sees static types.
@@ -436,20 +376,15 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     // Compiled targets: specialised to the bound inputs, with types refined
     // by shape inference over the result (specializeModel).
     if (module && target != "onnx") {
-      std::map<std::string, std::vector<int64_t>> bound;
-      for (const std::string &spec : bindings) {
-        std::string name;
-        std::vector<int64_t> values;
-        if (!parseInputBinding(spec, name, values)) {
-          llvm::errs() << "lstm-opt: error: --bind takes NAME=V[,V...] with "
-                          "integer values, not '" << spec << "'\n";
-          return 1;
-        }
-        bound[name] = std::move(values);
-      }
-      if (failed(specializeModel(module, bound, options)))
+      auto bound = compileOptions->boundInputs();
+      if (!bound) {
+        llvm::errs() << "lstm-opt: error: " << llvm::toString(bound.takeError())
+                     << "\n";
         return 1;
-    } else if (!bindings.empty()) {
+      }
+      if (failed(specializeModel(module, *bound, options)))
+        return 1;
+    } else if (compileOptions->hasBindings()) {
       llvm::errs() << "lstm-opt: error: --bind is for --target=cpu, cudnn or "
                       "gpu\n";
       return 1;
@@ -489,8 +424,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     return 1;
   cpu::ModelSignature signature;
   cpu::CPUOptions cpuOptions;
-  cpuOptions.threads = std::max(1u, (unsigned)*cpuThreads);
-  cpuOptions.targetCPU = targetCPU;
+  if (llvm::Error e = compileOptions->fill(cpuOptions)) {
+    llvm::errs() << "lstm-opt: error: " << llvm::toString(std::move(e)) << "\n";
+    return 1;
+  }
+  cpuOptions.threads = std::max(1u, cpuOptions.threads);
   cpuOptions.targetTriple = targetTriple;
   cpuOptions.bundleRuntime = bundleRuntime;
   if (!targetTriple.empty() && target != "cpu") {
@@ -498,7 +436,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     return 1;
   }
   // A foreign triple's CPU defaults to its generic one, not this host.
-  if (!targetTriple.empty() && targetCPU.getNumOccurrences() == 0)
+  if (!targetTriple.empty() && !compileOptions->targetCPUGiven())
     cpuOptions.targetCPU = "";
   if (target != "onnx") {
     // An unknown CPU name is an error before anything is compiled.
@@ -508,7 +446,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
                    << "\n";
       return 1;
     }
-  } else if (targetCPU != "host") {
+  } else if (compileOptions->targetCPUName() != "host") {
     llvm::errs() << "lstm-opt: error: --target-cpu is for --target=cpu, "
                     "cudnn or gpu\n";
     return 1;
@@ -516,22 +454,12 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   // Named passes replace recognition; the CPU lowering runs after them.
   cpuOptions.recognize = !explicitPasses;
   cpuOptions.cuda = target == "cudnn";
-  cpuOptions.cudnnDataType = cudnnDataType;
-  cpuOptions.cudnnAlgo = cudnnAlgo;
   // --target=gpu -o x.ptx / x.cubin: the kernels alone; otherwise (.so, .o,
   // .mlir) the whole model, its recurrent layers as GPU kernels.
   StringRef outExt = llvm::sys::path::extension(outputPath);
   bool gpuKernelsOnly = target == "gpu" && (outExt == ".ptx" || outExt == ".cubin");
-  if (gpuDesign != "auto" && gpuDesign != "step" && gpuDesign != "persistent") {
-    llvm::errs() << "lstm-opt: error: --gpu-design takes auto, step or "
-                    "persistent, not '"
-                 << gpuDesign << "'\n";
-    return 1;
-  }
   if (target == "gpu" && !gpuKernelsOnly) {
     cpuOptions.gpuKernels = true;
-    cpuOptions.gpuKernelsDesign = gpuDesign;
-    cpuOptions.gpuChip = gpuChip;
     cpuOptions.gpuBinaryFormat = gpuBinaryFormat;
   }
   if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
@@ -545,8 +473,8 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   std::string ptx;
   if (gpuKernelsOnly) {
     gpu_backend::GPUOptions gpuOptions;
-    gpuOptions.chip = gpuChip;
-    gpuOptions.design = gpuDesign;
+    gpuOptions.chip = cpuOptions.gpuChip;
+    gpuOptions.design = cpuOptions.gpuKernelsDesign;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))
@@ -557,7 +485,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   report.opsAfter = RunReport::countOps(*module);
   if (gpuKernelsOnly && outFormat == Format::Object) {
     if (llvm::sys::path::extension(outputPath) == ".cubin")
-      return failed(gpu_backend::ptxToCubin(ptx, gpuChip, outputPath));
+      return failed(gpu_backend::ptxToCubin(ptx, cpuOptions.gpuChip, outputPath));
     return failed(writeAtomically(outputPath, ptx));
   }
 
@@ -632,15 +560,8 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllPasses();
   registerAllPipelines();
-  auto &options = llvm::cl::getRegisteredOptions();
-  if (auto it = options.find("threads"); it != options.end())
-    it->second->removeArgument();
-  static llvm::cl::opt<unsigned> threadsOption(
-      "threads",
-      llvm::cl::desc("--target=cpu: threads each layer's hidden blocks are "
-                     "split across (OpenMP); 1 = sequential"),
-      llvm::cl::init(1), llvm::cl::cat(lstmOptCategory));
-  cpuThreads = &threadsOption;
+  static CompileOptions shared(lstmOptCategory, 1, "1, sequential code");
+  compileOptions = &shared;
 
   auto [inputPath, outputPath] =
       registerAndParseCLIOptions(argc, argv, "lstm-opt: recurrent-network "

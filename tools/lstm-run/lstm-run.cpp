@@ -15,6 +15,7 @@
 #include "lstm-opt/Support/Npz.h"
 #include "lstm-opt/Target/CPU/CPUBackend.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
+#include "lstm-opt/Tools/CompileOptions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -55,16 +56,6 @@ static cl::opt<bool> randomInputs(
     cl::desc("Run on random inputs instead of --inputs (floats uniform in "
              "[-1, 1), integers 0/1; symbolic sizes need --input-shape)"),
     cl::init(false), cl::cat(category));
-static cl::list<std::string> inputShapes(
-    "input-shape", cl::desc("With --random-inputs: NAME=D0xD1x... for an input "
-                            "with symbolic sizes (repeatable)"),
-    cl::value_desc("name=shape"), cl::cat(category));
-static cl::list<std::string> bindings(
-    "bind",
-    cl::desc("NAME=V[,V...]: compile for these values of an int64 graph "
-             "input (e.g. --bind sr=16000); int64 inputs of at most 16 "
-             "elements given in --inputs are bound to their values anyway"),
-    cl::value_desc("NAME=VALUES"), cl::cat(category));
 
 static cl::opt<std::string> outputsPath("outputs",
                                         cl::desc("Write the graph outputs to this npz"),
@@ -73,17 +64,6 @@ static cl::opt<unsigned> benchRuns(
     "bench", cl::desc("Time N inferences after a warm-up; prints "
                       "'median_ms: X min_ms: Y'"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
-static cl::opt<int> batchTile(
-    "batch-tile",
-    cl::desc("Rows per register tile (1..8; default 0 = as many as the "
-             "vector registers hold)"),
-    cl::init(0), cl::cat(category));
-static cl::opt<std::string> targetCPU(
-    "target-cpu",
-    cl::desc("Compile for this CPU instead of the host's (an LLVM CPU name "
-             "this machine can run, e.g. x86-64-v3 to run the AVX2 kernels "
-             "on an AVX-512 machine)"),
-    cl::value_desc("cpu"), cl::init("host"), cl::cat(category));
 static cl::opt<std::string> device(
     "device",
     cl::desc("cpu (default); cuda: the recurrent layers cuDNN can run go "
@@ -91,12 +71,6 @@ static cl::opt<std::string> device(
              "the recurrent layers run as lstm-opt's generated GPU kernels "
              "(libLstmOptGPURuntime), the rest runs here"),
     cl::init("cpu"), cl::cat(category));
-static cl::opt<std::string> cudnnDataType(
-    "cudnn-data-type", cl::desc("--device=cuda: f32, or f16 (Tensor Core math)"),
-    cl::init("f32"), cl::cat(category));
-static cl::opt<std::string> cudnnAlgo(
-    "cudnn-algo", cl::desc("--device=cuda: standard, or persist-static"),
-    cl::init("standard"), cl::cat(category));
 static cl::opt<std::string> gpuKernelsOnCPU(
     "gpu-kernels-on-cpu",
     cl::desc("Run the recurrent layers through the generated GPU kernel "
@@ -104,9 +78,6 @@ static cl::opt<std::string> gpuKernelsOnCPU(
              "a numerics test of the GPU kernels; =step or =persistent "
              "forces the recurrence kernel's design"),
     cl::ValueOptional, cl::init("off"), cl::cat(category));
-static cl::opt<std::string> gpuChip(
-    "gpu-chip", cl::desc("--device=gpu: sm_80 (default) or sm_90"),
-    cl::init("sm_80"), cl::cat(category));
 static cl::opt<bool> gpuSkipProbe(
     "gpu-skip-device-probe",
     cl::desc("Testing: compile and run --device=gpu even without a usable "
@@ -225,15 +196,9 @@ makeRandomInputs(ModuleOp module,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // libLLVM registers a hidden "threads" option of its own: replace it.
-  auto &registered = cl::getRegisteredOptions();
-  if (auto it = registered.find("threads"); it != registered.end())
-    it->second->removeArgument();
-  static cl::opt<unsigned> threads(
-      "threads",
-      cl::desc("Threads the layers' hidden blocks are split across (default: "
-               "all cores; small layers stay on one)"),
-      cl::value_desc("K"), cl::init(0), cl::cat(category));
+  static CompileOptions compile(category, 0, "all cores; for a compiled "
+                                             "library, the count it was "
+                                             "compiled with");
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv,
                               "lstm-run: compile an ONNX model for this CPU "
@@ -297,10 +262,10 @@ int main(int argc, char **argv) {
   auto *inputs = &inputArrays;
 
   cpu::CPUOptions options;
-  options.threads = threads ? (unsigned)threads
-                            : std::max(1u, llvm::hardware_concurrency().compute_thread_count());
-  options.batchTile = batchTile;
-  options.targetCPU = targetCPU;
+  if (llvm::Error e = compile.fill(options))
+    return fail(llvm::toString(std::move(e)));
+  if (!options.threads)
+    options.threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (gpuKernelsOnCPU != "off") {
     std::string design = gpuKernelsOnCPU.empty() ? std::string("auto") : gpuKernelsOnCPU.getValue();
     if (design != "auto" && design != "step" && design != "persistent")
@@ -335,7 +300,6 @@ int main(int argc, char **argv) {
     if (options.gpuKernelsOnCPU)
       return fail("--device=gpu and --gpu-kernels-on-cpu exclude each other");
     options.gpuKernels = true;
-    options.gpuChip = gpuChip;
   }
   if (device == "cuda") {
     if (!cpu::haveCUDNNRuntime())
@@ -344,8 +308,6 @@ int main(int argc, char **argv) {
     if (!cpu::cudaDeviceAvailable())
       return fail("--device=cuda: no CUDA device is available on this machine");
     options.cuda = true;
-    options.cudnnDataType = cudnnDataType;
-    options.cudnnAlgo = cudnnAlgo;
   }
 
   std::unique_ptr<cpu::JITModel> model;
@@ -357,7 +319,8 @@ int main(int argc, char **argv) {
     model = std::move(preloaded);
     // --threads given: the library's parallel loops use that many threads
     // instead of the count it was compiled with.
-    options.threads = threads ? model->setThreads(threads) : model->threads();
+    options.threads = compile.threadsGiven() ? model->setThreads(compile.threads())
+                                             : model->threads();
     for (const cpu::TensorSig &t : model->signature().inputs) {
       auto it = llvm::find_if(inputArrays, [&](auto &kv) { return kv.first == t.name; });
       if (it != inputArrays.end() && it->second.shape != t.shape)
@@ -398,19 +361,11 @@ int main(int argc, char **argv) {
     ONNXImportOptions io;
     for (auto &[name, array] : *inputs)
       io.inputShapes[name] = array.shape;
-    for (const std::string &spec : inputShapes) {
-      auto [name, dims] = StringRef(spec).rsplit('=');
-      SmallVector<StringRef> parts;
-      dims.split(parts, 'x', -1, /*KeepEmpty=*/false);
-      std::vector<int64_t> shape;
-      for (StringRef part : parts) {
-        int64_t v;
-        if (part.getAsInteger(10, v) || v < 0)
-          return fail("--input-shape takes NAME=D0xD1x..., not '" + spec + "'");
-        shape.push_back(v);
-      }
-      io.inputShapes[name.str()] = shape;
-    }
+    auto shapes = compile.inputShapes();
+    if (!shapes)
+      return fail(llvm::toString(shapes.takeError()));
+    for (auto &[name, shape] : *shapes)
+      io.inputShapes[name] = shape;
     OwningOpRef<ModuleOp> module = importONNXFile(modelPath, &context, io);
     if (!module || failed(unrollRecurrentLoops(module, io)))
       return 1;
@@ -426,16 +381,19 @@ int main(int argc, char **argv) {
           std::memcpy(v.data(), array.data.data(), v.size() * sizeof(int64_t));
           bound[name] = std::move(v);
         }
-    for (const std::string &spec : bindings) {
-      std::string name;
-      std::vector<int64_t> v;
-      if (!parseInputBinding(spec, name, v))
-        return fail("--bind takes NAME=V[,V...] with integer values, not '" +
-                    spec + "'");
-      if (auto it = bound.find(name); it != bound.end() && it->second != v)
-        return fail("--bind " + spec + " disagrees with the value of '" + name +
-                    "' in " + inputsPath);
-      bound[name] = std::move(v);
+    auto given = compile.boundInputs();
+    if (!given)
+      return fail(llvm::toString(given.takeError()));
+    for (auto &[name, v] : *given) {
+      if (auto it = bound.find(name); it != bound.end() && it->second != v) {
+        std::string values;
+        for (int64_t x : v)
+          values += (values.empty() ? "" : ",") + std::to_string(x);
+        return fail("--bind " + name + "=" + values +
+                    " disagrees with the value of '" + name + "' in " +
+                    inputsPath);
+      }
+      bound[name] = v;
     }
     if (failed(specializeModel(module, bound, io)))
       return 1;

@@ -1,0 +1,142 @@
+//===- CompileOptions.cpp - options lstm-opt and lstm-run share -----------===//
+
+#include "lstm-opt/Tools/CompileOptions.h"
+
+#include "lstm-opt/Target/ONNX/ONNXImport.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+using namespace lstm_opt;
+namespace cl = llvm::cl;
+
+static bool freeThreadsOption() {
+  auto &registered = cl::getRegisteredOptions();
+  if (auto it = registered.find("threads"); it != registered.end())
+    it->second->removeArgument();
+  return true;
+}
+
+CompileOptions::CompileOptions(cl::OptionCategory &category,
+                               unsigned threadsDefault,
+                               llvm::StringRef threadsDefaultText)
+    : freedThreads(freeThreadsOption()),
+      threadsDesc(("Threads a large layer's hidden blocks are split across "
+                   "(OpenMP; default: " +
+                   threadsDefaultText +
+                   "); layers too small to share stay on one")
+                      .str()),
+      shapes("input-shape",
+             cl::desc("Fix a graph input's shape: NAME=D0xD1x... (or "
+                      "NAME=scalar; repeatable). Compiled code needs static "
+                      "shapes"),
+             cl::value_desc("name=shape"), cl::cat(category)),
+      bindings("bind",
+               cl::desc("Compile for these values of an int64 graph input, "
+                        "NAME=V[,V...] (e.g. --bind sr=16000; repeatable): If "
+                        "branches they select are inlined and shapes that "
+                        "depend on them become static. The compiled model "
+                        "then runs only with those values"),
+               cl::value_desc("name=values"), cl::cat(category)),
+      threadsOpt("threads", cl::desc(threadsDesc), cl::value_desc("K"),
+                 cl::init(threadsDefault), cl::cat(category)),
+      batchTile("batch-tile",
+                cl::desc("Rows per register tile of the kernels' GEMMs "
+                         "(1..8; default: as many as the target's vector "
+                         "registers hold)"),
+                cl::init(0), cl::cat(category)),
+      targetCPU("target-cpu",
+                cl::desc("The CPU the code is for: host (default: this "
+                         "machine), or an LLVM CPU name (x86-64-v3 for "
+                         "AVX2, x86-64-v4, znver4, sapphirerapids, ...); "
+                         "sets the kernels' vector width and register tile"),
+                cl::value_desc("cpu"), cl::init("host"), cl::cat(category)),
+      cudnnDataType("cudnn-data-type",
+                    cl::desc("cuDNN layers: f32, or f16 (half data, Tensor "
+                             "Core math)"),
+                    cl::init("f32"), cl::cat(category)),
+      cudnnAlgo("cudnn-algo",
+                cl::desc("cuDNN layers: standard, or persist-static (small "
+                         "batch)"),
+                cl::init("standard"), cl::cat(category)),
+      gpuChip("gpu-chip",
+              cl::desc("GPU kernels: sm_80 (default) or sm_90"),
+              cl::init("sm_80"), cl::cat(category)),
+      gpuDesign("gpu-design",
+                cl::desc("GPU kernels: the recurrence kernel: auto (default: "
+                         "persistent at small batch, else one fused kernel "
+                         "per step), step or persistent"),
+                cl::init("auto"), cl::cat(category)) {
+  (void)freedThreads;
+}
+
+llvm::Expected<std::map<std::string, std::vector<int64_t>>>
+CompileOptions::inputShapes() const {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const std::string &spec : shapes) {
+    auto [name, dims] = llvm::StringRef(spec).rsplit('=');
+    std::vector<int64_t> shape;
+    llvm::SmallVector<llvm::StringRef> parts;
+    if (!dims.empty() && dims != "scalar")
+      dims.split(parts, 'x');
+    bool ok = !name.empty() && spec.find('=') != std::string::npos;
+    for (llvm::StringRef part : parts) {
+      int64_t v;
+      ok &= !part.getAsInteger(10, v) && v >= 0;
+      shape.push_back(v);
+    }
+    if (!ok)
+      return llvm::createStringError("--input-shape takes NAME=D0xD1x..., not '" +
+                                     spec + "'");
+    out[name.str()] = std::move(shape);
+  }
+  return out;
+}
+
+llvm::Expected<std::map<std::string, std::vector<int64_t>>>
+CompileOptions::boundInputs() const {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const std::string &spec : bindings) {
+    std::string name;
+    std::vector<int64_t> values;
+    if (!parseInputBinding(spec, name, values))
+      return llvm::createStringError("--bind takes NAME=V[,V...] with integer "
+                                     "values, not '" + spec + "'");
+    out[name] = std::move(values);
+  }
+  return out;
+}
+
+llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
+  auto oneOf = [](llvm::StringRef flag, llvm::StringRef value,
+                  std::initializer_list<llvm::StringRef> allowed) -> llvm::Error {
+    for (llvm::StringRef a : allowed)
+      if (value == a)
+        return llvm::Error::success();
+    std::string list;
+    size_t i = 0;
+    for (llvm::StringRef a : allowed)
+      list += (i++ == 0 ? "" : i == allowed.size() ? " or " : ", ") + a.str();
+    return llvm::createStringError("--" + flag.str() + " takes " + list +
+                                   ", not '" + value.str() + "'");
+  };
+  if (batchTile < 0 || batchTile > 8)
+    return llvm::createStringError("--batch-tile takes 0 to 8, not " +
+                                   std::to_string(batchTile));
+  if (llvm::Error e = oneOf("cudnn-data-type", cudnnDataType, {"f32", "f16"}))
+    return e;
+  if (llvm::Error e = oneOf("cudnn-algo", cudnnAlgo, {"standard", "persist-static"}))
+    return e;
+  if (llvm::Error e = oneOf("gpu-chip", gpuChip, {"sm_80", "sm_90"}))
+    return e;
+  if (llvm::Error e = oneOf("gpu-design", gpuDesign, {"auto", "step", "persistent"}))
+    return e;
+  o.threads = threadsOpt;
+  o.batchTile = batchTile;
+  o.targetCPU = targetCPU;
+  o.cudnnDataType = cudnnDataType;
+  o.cudnnAlgo = cudnnAlgo;
+  o.gpuChip = gpuChip;
+  o.gpuKernelsDesign = gpuDesign;
+  return llvm::Error::success();
+}
