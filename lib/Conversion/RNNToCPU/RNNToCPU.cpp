@@ -649,24 +649,13 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   // definition; where shape inference left their sizes open (states built
   // by Expand over computed shapes), they are cast to those static types.
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  auto withStaticShape = [&](Value v, ArrayRef<int64_t> shape,
-                             Type elt) -> FailureOr<Value> {
-    if (!v)
-      return Value();
-    auto want = RankedTensorType::get(shape, elt);
-    auto t = cast<TensorType>(v.getType());
-    if (t.getElementType() != elt)
-      return fail("initial states must be f32 and sequence_lens i32"), failure();
-    if (t == want)
-      return v;
-    if (!tensor::CastOp::areCastCompatible(t, want))
-      return fail("an initial state or sequence_lens has the wrong shape"),
-             failure();
-    return Value(tensor::CastOp::create(b, want, v));
-  };
-  auto h0 = withStaticShape(in.h0, {s.D, s.B, s.H}, b.getF32Type());
-  auto c0 = withStaticShape(s.hasC0 ? in.c0 : Value(), {s.D, s.B, s.H}, b.getF32Type());
-  auto lens = withStaticShape(in.lens, {s.B}, b.getI32Type());
+  auto h0 = rnn::castToLayerType(b, in.h0, {s.D, s.B, s.H}, b.getF32Type(),
+                                 "the initial state", fail);
+  auto c0 = rnn::castToLayerType(b, s.hasC0 ? in.c0 : Value(),
+                                 {s.D, s.B, s.H}, b.getF32Type(),
+                                 "the initial cell state", fail);
+  auto lens = rnn::castToLayerType(b, in.lens, {s.B}, b.getI32Type(),
+                                   "sequence_lens", fail);
   if (failed(h0) || failed(c0) || failed(lens))
     return failure();
 
@@ -680,36 +669,11 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                    << s.G << " gates";
 
   // The call site: tensors in and out through bufferization casts.
-  auto toBuffer = [&](Value t, ArrayRef<int64_t> shape) -> Value {
-    auto tt = cast<RankedTensorType>(t.getType());
-    Value m = bufferization::ToBufferOp::create(
-        b, MemRefType::get(tt.getShape(), tt.getElementType()), t,
-        /*read_only=*/true);
-    if (shape.size() == tt.getShape().size())
-      return m;
-    SmallVector<ReassociationIndices> re = {{0, 1}, {2}};
-    return memref::CollapseShapeOp::create(b, m, re);
-  };
-  SmallVector<Value> args = {toBuffer(in.x, {s.T * s.B, s.I})};
+  SmallVector<Value> inputs;
   for (Value v : {*h0, *c0, *lens})
     if (v)
-      args.push_back(toBuffer(v, cast<RankedTensorType>(v.getType()).getShape()));
-  SmallVector<Value> outs;
-  for (Value res : op->getResults()) {
-    auto rt = RankedTensorType::get(
-        res == op->getResult(0) ? SmallVector<int64_t>{s.T, s.D, s.B, s.H}
-                                : SmallVector<int64_t>{s.D, s.B, s.H},
-        b.getF32Type());
-    if (auto want = dyn_cast<RankedTensorType>(res.getType());
-        want && want.hasStaticShape() && want != rt)
-      return fail("result type does not match the layer's shape");
-    Value m = memref::AllocOp::create(b, MemRefType::get(rt.getShape(), b.getF32Type()),
-                                      b.getI64IntegerAttr(64));
-    args.push_back(m);
-    outs.push_back(m);
-  }
-  func::CallOp::create(b, fn, args);
-  return rnn::replaceWithBuffers(op, outs);
+      inputs.push_back(v);
+  return rnn::emitLayerCall(b, op, fn, in.x, inputs, s, fail);
 }
 
 struct ConvertRNNToCPUPass

@@ -813,21 +813,11 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
                 ") and " + Twine(s.B * u) + " threads (at most 1024)");
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
-  auto staticState = [&](Value v) -> FailureOr<Value> {
-    if (!v)
-      return Value();
-    auto want = RankedTensorType::get({s.D, s.B, s.H}, b.getF32Type());
-    auto t = cast<TensorType>(v.getType());
-    if (t.getElementType() != want.getElementType())
-      return fail("initial states must be f32"), failure();
-    if (t == want)
-      return v;
-    if (!tensor::CastOp::areCastCompatible(t, want))
-      return fail("an initial state has the wrong shape"), failure();
-    return Value(tensor::CastOp::create(b, want, v));
-  };
-  auto h0 = staticState(op.getH0());
-  auto c0 = staticState(s.hasC0 ? op.getC0() : Value());
+  auto h0 = rnn::castToLayerType(b, op.getH0(), {s.D, s.B, s.H},
+                                 b.getF32Type(), "the initial state", fail);
+  auto c0 = rnn::castToLayerType(b, s.hasC0 ? op.getC0() : Value(),
+                                 {s.D, s.B, s.H}, b.getF32Type(),
+                                 "the initial cell state", fail);
   if (failed(h0) || failed(c0))
     return failure();
 
@@ -836,36 +826,11 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
 
   // The call site, as convert-rnn-to-cpu's: tensors through bufferization.
-  auto toBuffer = [&](Value t, bool collapse) -> Value {
-    auto tt = cast<RankedTensorType>(t.getType());
-    Value m = bufferization::ToBufferOp::create(
-        b, MemRefType::get(tt.getShape(), tt.getElementType()), t,
-        /*read_only=*/true);
-    if (!collapse)
-      return m;
-    SmallVector<ReassociationIndices> re = {{0, 1}, {2}};
-    return memref::CollapseShapeOp::create(b, m, re);
-  };
-  SmallVector<Value> args = {toBuffer(op.getX(), true)};
+  SmallVector<Value> inputs;
   for (Value v : {*h0, *c0})
     if (v)
-      args.push_back(toBuffer(v, false));
-  SmallVector<Value> outs;
-  for (Value res : op->getResults()) {
-    auto rt = RankedTensorType::get(
-        res == op->getResult(0) ? SmallVector<int64_t>{s.T, s.D, s.B, s.H}
-                                : SmallVector<int64_t>{s.D, s.B, s.H},
-        b.getF32Type());
-    if (auto want = dyn_cast<RankedTensorType>(res.getType());
-        want && want.hasStaticShape() && want != rt)
-      return fail("result type does not match the layer's shape");
-    Value m = memref::AllocOp::create(b, MemRefType::get(rt.getShape(), b.getF32Type()),
-                                      b.getI64IntegerAttr(64));
-    args.push_back(m);
-    outs.push_back(m);
-  }
-  func::CallOp::create(b, fn, args);
-  return rnn::replaceWithBuffers(op, outs);
+      inputs.push_back(v);
+  return rnn::emitLayerCall(b, op, fn, op.getX(), inputs, s, fail);
 }
 
 struct ConvertRNNToGPUPass

@@ -6,7 +6,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -155,4 +157,57 @@ LogicalResult rnn::replaceWithBuffers(Operation *op, ArrayRef<Value> buffers) {
   op->erase();
   onnx::eraseDeadOps(inputs);
   return success();
+}
+
+FailureOr<Value> rnn::castToLayerType(ImplicitLocOpBuilder &b, Value v,
+                                      ArrayRef<int64_t> shape, Type elt,
+                                      StringRef what, LayerFailure fail) {
+  if (!v)
+    return Value();
+  auto want = RankedTensorType::get(shape, elt);
+  auto t = cast<TensorType>(v.getType());
+  if (t.getElementType() != elt) {
+    std::string name;
+    llvm::raw_string_ostream(name) << elt;
+    return fail(Twine(what) + " must have element type " + name), failure();
+  }
+  if (t == want)
+    return v;
+  if (!tensor::CastOp::areCastCompatible(t, want))
+    return fail(Twine(what) + " has the wrong shape"), failure();
+  return Value(tensor::CastOp::create(b, want, v));
+}
+
+LogicalResult rnn::emitLayerCall(ImplicitLocOpBuilder &b, Operation *op,
+                                 func::FuncOp fn, Value x,
+                                 ArrayRef<Value> inputs, const LayerShape &s,
+                                 LayerFailure fail) {
+  auto toBuffer = [&](Value t) -> Value {
+    auto tt = cast<RankedTensorType>(t.getType());
+    return bufferization::ToBufferOp::create(
+        b, MemRefType::get(tt.getShape(), tt.getElementType()), t,
+        /*read_only=*/true);
+  };
+  SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
+  SmallVector<Value> args = {
+      memref::CollapseShapeOp::create(b, toBuffer(x), rows)};
+  for (Value v : inputs)
+    args.push_back(toBuffer(v));
+  SmallVector<Value> outs;
+  for (Value res : op->getResults()) {
+    auto rt = RankedTensorType::get(
+        res == op->getResult(0) ? SmallVector<int64_t>{s.T, s.D, s.B, s.H}
+                                : SmallVector<int64_t>{s.D, s.B, s.H},
+        b.getF32Type());
+    if (auto want = dyn_cast<RankedTensorType>(res.getType());
+        want && want.hasStaticShape() && want != rt)
+      return fail("result type does not match the layer's shape");
+    Value m = memref::AllocOp::create(
+        b, MemRefType::get(rt.getShape(), b.getF32Type()),
+        b.getI64IntegerAttr(64));
+    args.push_back(m);
+    outs.push_back(m);
+  }
+  func::CallOp::create(b, fn, args);
+  return replaceWithBuffers(op, outs);
 }

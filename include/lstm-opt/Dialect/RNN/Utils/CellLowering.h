@@ -12,6 +12,7 @@
 
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
@@ -106,6 +107,33 @@ std::string layerSymbol(mlir::Location loc, llvm::StringRef prefix);
 /// less), erases `op` and the constants only it used.
 mlir::LogicalResult replaceWithBuffers(mlir::Operation *op,
                                        mlir::ArrayRef<mlir::Value> buffers);
+
+/// How a backend reports a refusal: an error on the layer op, prefixed
+/// with the pass name.
+using LayerFailure = llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)>;
+
+/// `v` (an initial state, or sequence_lens; null passes through) with the
+/// static type `shape` x `elt` its layer gives it: a tensor.cast where shape
+/// inference left sizes open (states built by Expand over computed shapes).
+/// `what` names it in the errors ("the initial state", "sequence_lens").
+mlir::FailureOr<mlir::Value> castToLayerType(mlir::ImplicitLocOpBuilder &b,
+                                             mlir::Value v,
+                                             llvm::ArrayRef<int64_t> shape,
+                                             mlir::Type elt,
+                                             llvm::StringRef what,
+                                             LayerFailure fail);
+
+/// The call of a layer's generated function `fn` in place of `op`: `x`
+/// ([T, B, I], passed collapsed to [T*B, I]) and `inputs` (the present
+/// initial states and lengths, as they are) as read-only buffers of the
+/// tensors, then one 64-byte aligned buffer per result ([T, D, B, H] for
+/// the first, [D, B, H] for the final states), which replace the results
+/// (replaceWithBuffers). Fails if a result's static type is not the layer's.
+mlir::LogicalResult emitLayerCall(mlir::ImplicitLocOpBuilder &b,
+                                  mlir::Operation *op, mlir::func::FuncOp fn,
+                                  mlir::Value x,
+                                  llvm::ArrayRef<mlir::Value> inputs,
+                                  const LayerShape &s, LayerFailure fail);
 
 } // namespace lstm_opt::rnn
 
