@@ -1830,6 +1830,12 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
+  // The elementwise families, by their trait: one linalg.generic each, the
+  // scalar formula chosen by the op type.
+  if (op->hasTrait<onnx::traits::ElementwiseBroadcast>())
+    return lowerBinary(op);
+  if (op->hasTrait<onnx::traits::ElementwiseUnary>())
+    return lowerUnary(op, opTypeOf(op));
   return llvm::TypeSwitch<Operation *, FailureOr<Results>>(op)
       .Case<onnx::InitializerOp, onnx::ConstantOp, onnx::ConstantOfShapeOp,
             onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
@@ -1838,11 +1844,6 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
             onnx::GemmOp, onnx::ClipOp>(
           [&](auto typed) { return lower(typed); })
       .Case([&](onnx::IdentityOp id) { return Results{id.getInput()}; })
-      .Case<onnx::AddOp, onnx::SubOp, onnx::MulOp, onnx::DivOp>(
-          [&](Operation *o) { return lowerBinary(o); })
-      .Case<onnx::NegOp, onnx::SigmoidOp, onnx::TanhOp, onnx::ReluOp,
-            onnx::HardSigmoidOp>(
-          [&](Operation *o) { return lowerUnary(o, opTypeOf(o)); })
       .Case([&](onnx::SoftmaxOp s) {
         return lowerSoftmax(s, s.getAxis(), /*log=*/false);
       })
@@ -1926,10 +1927,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
           onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
           onnx::UnsqueezeOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
           onnx::SplitOp, onnx::GatherOp, onnx::ExpandOp, onnx::MatMulOp,
-          onnx::GemmOp, onnx::ClipOp, onnx::IdentityOp, onnx::AddOp,
-          onnx::SubOp, onnx::MulOp, onnx::DivOp, onnx::NegOp, onnx::SigmoidOp,
-          onnx::TanhOp, onnx::ReluOp, onnx::HardSigmoidOp, onnx::SoftmaxOp,
-          onnx::LogSoftmaxOp>(op);
+          onnx::GemmOp, onnx::ClipOp, onnx::IdentityOp, onnx::SoftmaxOp,
+          onnx::LogSoftmaxOp>(op) ||
+      onnx::isElementwise(op);
   if (auto node = dyn_cast<onnx::NodeOp>(op))
     supported = isSupportedGenericNode(node);
   if (!supported)

@@ -266,28 +266,22 @@ LogicalResult YieldOp::verify() {
 // Typed ops
 //===----------------------------------------------------------------------===//
 
-#define DEFINE_BINARY_VERIFIER(OP)                                             \
-  LogicalResult OP::verify() {                                                 \
-    if (failed(verifySameElementType(*this, {getA(), getB(), getC()})))        \
-      return failure();                                                        \
-    return verifyBroadcastable(*this, getA(), getB());                         \
-  }
-DEFINE_BINARY_VERIFIER(AddOp)
-DEFINE_BINARY_VERIFIER(SubOp)
-DEFINE_BINARY_VERIFIER(MulOp)
-DEFINE_BINARY_VERIFIER(DivOp)
-#undef DEFINE_BINARY_VERIFIER
+LogicalResult lstm_opt::onnx::traits::impl::verifyElementwiseBroadcast(Operation *op) {
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  if (failed(verifySameElementType(op, {a, b, op->getResult(0)})))
+    return failure();
+  return verifyBroadcastable(op, a, b);
+}
+
+LogicalResult lstm_opt::onnx::traits::impl::verifyElementwiseUnary(Operation *op) {
+  return verifySameElementType(op, {op->getOperand(0), op->getResult(0)});
+}
 
 // Ops whose result has the element type of their (first) input.
 #define DEFINE_SAME_ELEMENT_VERIFIER(OP, IN, OUT)                              \
   LogicalResult OP::verify() {                                                 \
     return verifySameElementType(*this, {get##IN(), get##OUT()});              \
   }
-DEFINE_SAME_ELEMENT_VERIFIER(NegOp, X, Y)
-DEFINE_SAME_ELEMENT_VERIFIER(SigmoidOp, X, Y)
-DEFINE_SAME_ELEMENT_VERIFIER(TanhOp, X, Y)
-DEFINE_SAME_ELEMENT_VERIFIER(ReluOp, X, Y)
-DEFINE_SAME_ELEMENT_VERIFIER(HardSigmoidOp, X, Y)
 DEFINE_SAME_ELEMENT_VERIFIER(IdentityOp, Input, Output)
 DEFINE_SAME_ELEMENT_VERIFIER(SoftmaxOp, Input, Output)
 DEFINE_SAME_ELEMENT_VERIFIER(LogSoftmaxOp, Input, Output)

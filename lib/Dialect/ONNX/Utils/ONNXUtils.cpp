@@ -467,8 +467,7 @@ int64_t onnx::inferLastDim(Value v, int depth) {
     return lastDimOf(mm.getB());
   if (auto g = dyn_cast<GemmOp>(def))
     return dimOf(g.getB(), g.getTransB() ? 0 : 1);
-  if (isa<SigmoidOp, TanhOp, ReluOp, HardSigmoidOp, AddOp,
-          SubOp, MulOp>(def)) {
+  if (isElementwise(def)) {
     // Broadcasting: the widest known operand (a [1] operand broadcasts).
     int64_t widest = ShapedType::kDynamic;
     for (Value operand : def->getOperands()) {
@@ -492,8 +491,7 @@ int64_t onnx::inferRank(Value v, int depth) {
     return -1;
   if (isa<GemmOp>(def))
     return 2;
-  if (isa<MatMulOp, AddOp, SubOp, MulOp, SigmoidOp,
-          TanhOp, ReluOp, HardSigmoidOp, SliceOp>(def)) {
+  if (isElementwise(def) || isa<MatMulOp, SliceOp>(def)) {
     int64_t r = -1;
     for (Value operand : def->getOperands().take_front(
              isa<SliceOp>(def) ? 1 : def->getNumOperands()))

@@ -20,8 +20,47 @@
 #define GET_TYPEDEF_CLASSES
 #include "lstm-opt/Dialect/ONNX/IR/ONNXTypes.h.inc"
 
+namespace lstm_opt::onnx::traits {
+namespace impl {
+mlir::LogicalResult verifyElementwiseUnary(mlir::Operation *op);
+mlir::LogicalResult verifyElementwiseBroadcast(mlir::Operation *op);
+} // namespace impl
+
+/// An op computed element by element over its one input: the result has the
+/// input's shape and element type (Neg, Sigmoid, Tanh, Relu, HardSigmoid).
+template <typename ConcreteType>
+class ElementwiseUnary
+    : public mlir::OpTrait::TraitBase<ConcreteType, ElementwiseUnary> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return impl::verifyElementwiseUnary(op);
+  }
+};
+
+/// An op computed element by element after numpy broadcasting of its two
+/// inputs (Add, Sub, Mul, Div): one element type, broadcast-compatible
+/// static dimensions, the result of the broadcast shape.
+template <typename ConcreteType>
+class ElementwiseBroadcast
+    : public mlir::OpTrait::TraitBase<ConcreteType, ElementwiseBroadcast> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return impl::verifyElementwiseBroadcast(op);
+  }
+};
+} // namespace lstm_opt::onnx::traits
+
 #define GET_OP_CLASSES
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h.inc"
+
+namespace lstm_opt::onnx {
+/// True for the ops of both elementwise families: their result has the
+/// (broadcast) shape of their operands.
+inline bool isElementwise(mlir::Operation *op) {
+  return op->hasTrait<traits::ElementwiseUnary>() ||
+         op->hasTrait<traits::ElementwiseBroadcast>();
+}
+} // namespace lstm_opt::onnx
 
 namespace lstm_opt::onnx {
 

@@ -49,17 +49,31 @@ class ONNX_Op<string mnemonic, dag ins, dag attrs, list<Trait> traits = []>
   let assemblyFormat = "`(` operands `)` attr-dict `:` functional-type(operands, results)";
 }
 
+// The shape rules that whole families of ops share, stated once as traits
+// (lstm-opt/Dialect/ONNX/IR/ONNXOps.h): their verifiers check them, and the
+// shape inference of the recogniser and the linalg lowering dispatch on them.
+// A unary op computed element by element: Y has X's shape and element type.
+def ONNX_ElementwiseUnary : NativeOpTrait<"ElementwiseUnary"> {
+  let cppNamespace = "::lstm_opt::onnx::traits";
+}
+// A binary op computed element by element after numpy broadcasting: A and B
+// broadcast-compatible, C of their broadcast shape, one element type.
+def ONNX_ElementwiseBroadcast : NativeOpTrait<"ElementwiseBroadcast"> {
+  let cppNamespace = "::lstm_opt::onnx::traits";
+}
+
 class ONNX_UnaryOp<string mnemonic, string desc, dag attrs = (ins),
                    list<Trait> traits = []>
-    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$X), attrs, traits> {
+    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$X), attrs,
+              !listconcat([ONNX_ElementwiseUnary], traits)> {
   let summary = "ONNX " # mnemonic;
   let description = desc;
   let results = (outs ONNX_Tensor:$Y);
-  let hasVerifier = 1;
 }
 
 class ONNX_BinaryOp<string mnemonic, string desc>
-    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$A, ONNX_Tensor:$B), (ins)> {
+    : ONNX_Op<mnemonic, (ins ONNX_Tensor:$A, ONNX_Tensor:$B), (ins),
+              [ONNX_ElementwiseBroadcast]> {
   let summary = "ONNX " # mnemonic # " (numpy broadcasting)";
   let description = desc # [{
 
@@ -71,7 +85,6 @@ class ONNX_BinaryOp<string mnemonic, string desc>
     ```
   }];
   let results = (outs ONNX_Tensor:$C);
-  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
