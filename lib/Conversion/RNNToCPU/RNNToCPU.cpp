@@ -150,23 +150,9 @@ private:
 
 Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
                            ArrayRef<int64_t> shape, ArrayRef<float> values) {
-  // A flat global (translated to LLVM as one raw data array, however large),
-  // viewed with the kernel's shape.
-  int64_t n = values.size();
-  auto flat = MemRefType::get({n}, b.getF32Type());
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToStart(module.getBody());
-  std::string sym = rnn::uniqueSymbol(module, name + "_" + suffix.str());
-  auto g = memref::GlobalOp::create(
-      mb, b.getLoc(), sym, mb.getStringAttr("private"), flat,
-      DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()), values),
-      /*constant=*/true, mb.getI64IntegerAttr(64));
-  Value v = memref::GetGlobalOp::create(b, flat, g.getSymName());
-  SmallVector<ReassociationIndices> all(1);
-  for (size_t i = 0; i < shape.size(); ++i)
-    all[0].push_back(i);
-  return memref::ExpandShapeOp::create(
-      b, MemRefType::get(shape, b.getF32Type()), v, all);
+  return rnn::emitShapedGlobal(
+      b, module, rnn::uniqueSymbol(module, name + "_" + suffix.str()), shape,
+      values);
 }
 
 Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
@@ -175,10 +161,7 @@ Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
 }
 
 Value LayerEmitter::clip(ImplicitLocOpBuilder &b, Value x) {
-  if (!s.clip)
-    return x;
-  Value hi = vsplat(b, *s.clip), lo = vsplat(b, -*s.clip);
-  return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, x, lo), hi);
+  return rnn::emitClip(b, x, s.clip);
 }
 
 SmallVector<Value> LayerEmitter::gemmTile(

@@ -127,14 +127,9 @@ private:
 Value Lowering::flatGlobal(ImplicitLocOpBuilder &b, StringRef base,
                            StringRef suffix, Type elt, Attribute values,
                            int64_t n) {
-  auto type = MemRefType::get({n}, elt);
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToStart(module.getBody());
-  std::string sym = rnn::uniqueSymbol(module, (base + "_" + suffix).str());
-  auto g = memref::GlobalOp::create(mb, b.getLoc(), sym,
-                                    mb.getStringAttr("private"), type, values,
-                                    /*constant=*/true, mb.getI64IntegerAttr(64));
-  Value v = memref::GetGlobalOp::create(b, type, g.getSymName());
+  Value v = rnn::emitFlatGlobal(
+      b, module, rnn::uniqueSymbol(module, (base + "_" + suffix).str()), elt,
+      values, n);
   return memref::CastOp::create(
       b, MemRefType::get({ShapedType::kDynamic}, elt), v);
 }

@@ -152,21 +152,9 @@ private:
 
 Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
                            ArrayRef<int64_t> shape, ArrayRef<float> values) {
-  int64_t n = values.size();
-  auto flat = mem({n});
-  OpBuilder mb(module.getBodyRegion());
-  mb.setInsertionPointToStart(module.getBody());
   std::string sym = uniqueSymbol(symbols, name + "_" + suffix.str());
-  auto g = memref::GlobalOp::create(
-      mb, b.getLoc(), sym, mb.getStringAttr("private"), flat,
-      DenseElementsAttr::get(RankedTensorType::get({n}, b.getF32Type()), values),
-      /*constant=*/true, mb.getI64IntegerAttr(64));
-  symbols.insert(g);
-  Value v = memref::GetGlobalOp::create(b, flat, g.getSymName());
-  SmallVector<ReassociationIndices> all(1);
-  for (size_t i = 0; i < shape.size(); ++i)
-    all[0].push_back(i);
-  Value shaped = memref::ExpandShapeOp::create(b, mem(shape), v, all);
+  Value shaped = rnn::emitShapedGlobal(b, module, sym, shape, values);
+  symbols.insert(module.lookupSymbol(sym));
   return toDevice(b, shaped);
 }
 
@@ -253,10 +241,7 @@ Value LayerEmitter::act(ImplicitLocOpBuilder &b, Value d, int64_t which,
 }
 
 Value LayerEmitter::clip(ImplicitLocOpBuilder &b, Value x) {
-  if (!s.clip)
-    return x;
-  return arith::MinimumFOp::create(
-      b, arith::MaximumFOp::create(b, x, f32(b, -*s.clip)), f32(b, *s.clip));
+  return rnn::emitClip(b, x, s.clip);
 }
 
 Value LayerEmitter::timeOf(ImplicitLocOpBuilder &b, Value d, Value step) {

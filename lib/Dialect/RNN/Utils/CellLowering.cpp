@@ -211,3 +211,42 @@ LogicalResult rnn::emitLayerCall(ImplicitLocOpBuilder &b, Operation *op,
   func::CallOp::create(b, fn, args);
   return replaceWithBuffers(op, outs);
 }
+
+Value rnn::emitFlatGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
+                          StringRef sym, Type elt, Attribute values,
+                          int64_t n) {
+  auto type = MemRefType::get({n}, elt);
+  OpBuilder mb(module.getBodyRegion());
+  mb.setInsertionPointToStart(module.getBody());
+  auto g = memref::GlobalOp::create(mb, b.getLoc(), sym,
+                                    mb.getStringAttr("private"), type, values,
+                                    /*constant=*/true, mb.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, type, g.getSymName());
+}
+
+Value rnn::emitShapedGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
+                            StringRef sym, ArrayRef<int64_t> shape,
+                            ArrayRef<float> values) {
+  int64_t n = values.size();
+  Type f32 = b.getF32Type();
+  Value v = emitFlatGlobal(
+      b, module, sym, f32,
+      DenseElementsAttr::get(RankedTensorType::get({n}, f32), values), n);
+  SmallVector<ReassociationIndices> all(1);
+  for (size_t i = 0; i < shape.size(); ++i)
+    all[0].push_back(i);
+  return memref::ExpandShapeOp::create(b, MemRefType::get(shape, f32), v, all);
+}
+
+Value rnn::emitClip(ImplicitLocOpBuilder &b, Value x, std::optional<float> clip) {
+  if (!clip)
+    return x;
+  auto bound = [&](float v) -> Value {
+    if (auto vt = dyn_cast<VectorType>(x.getType()))
+      return arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
+    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+  };
+  Value hi = bound(*clip), lo = bound(-*clip);
+  return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, x, lo), hi);
+}

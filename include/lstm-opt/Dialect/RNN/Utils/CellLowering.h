@@ -108,6 +108,24 @@ std::string layerSymbol(mlir::Location loc, llvm::StringRef prefix);
 mlir::LogicalResult replaceWithBuffers(mlir::Operation *op,
                                        mlir::ArrayRef<mlir::Value> buffers);
 
+/// A constant `memref.global` named `sym` (already unique in `module`) at
+/// the top of `module`, holding `values` as a flat [n] array of `elt`
+/// (translated to LLVM as one raw data array, however large), 64-byte
+/// aligned; returns its `memref.get_global` at `b`.
+mlir::Value emitFlatGlobal(mlir::ImplicitLocOpBuilder &b, mlir::ModuleOp module,
+                           llvm::StringRef sym, mlir::Type elt,
+                           mlir::Attribute values, int64_t n);
+/// The same for f32 `values`, viewed with `shape` (memref.expand_shape).
+mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
+                             mlir::ModuleOp module, llvm::StringRef sym,
+                             llvm::ArrayRef<int64_t> shape,
+                             llvm::ArrayRef<float> values);
+
+/// ONNX's `clip` on a gate's pre-activation: min(max(x, -clip), clip), with
+/// constants of x's type (f32, or a vector of f32); x itself without one.
+mlir::Value emitClip(mlir::ImplicitLocOpBuilder &b, mlir::Value x,
+                     std::optional<float> clip);
+
 /// How a backend reports a refusal: an error on the layer op, prefixed
 /// with the pass name.
 using LayerFailure = llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)>;
