@@ -155,6 +155,13 @@ m.threads = 3
 three = m.run(feeds)
 assert m.threads == 3 and workers() == base + 2, (m.threads, workers(), base)
 assert all(np.array_equal(one[k], three[k]) for k in one)
+# A team is never larger than its loop: hidden 128 is 8 blocks of 16 lanes
+# (AVX-512; 16 blocks of 8 on AVX2), so 32 threads make a team of 8 (16).
+m.threads = 32
+many = m.run(feeds)
+team = int(sys.argv[2])
+assert m.threads == 32 and workers() == base + team - 1, (workers(), base, team)
+assert all(np.array_equal(one[k], many[k]) for k in one)
 try:
     m.threads = 0
 except RuntimeError_ as e:
@@ -175,7 +182,11 @@ def test_runtime_thread_count_is_settable(tmp_path):
     onnx.save(make_unrolled_lstm.build(4, 128, 16, 2), src)
     lib = _compile(tmp_path, src, "--threads=2")
     # A fresh process: the thread count it shows is this model's alone.
-    out = subprocess.run([sys.executable, "-c", THREADS_CHECK, str(lib)],
+    # The team size the kernels' vector width gives (from the compile remark).
+    remark = subprocess.run([lstm_opt.find_tool(), str(src), "--target=cpu", "-o",
+                             str(tmp_path / "probe.mlir")], capture_output=True, text=True).stderr
+    lanes = int(remark.split("CPU kernel: ")[1].split("-lane")[0])
+    out = subprocess.run([sys.executable, "-c", THREADS_CHECK, str(lib), str(128 // lanes)],
                          capture_output=True, text=True,
                          env={**os.environ, "OMP_NUM_THREADS": "8"})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

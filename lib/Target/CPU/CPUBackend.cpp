@@ -255,13 +255,45 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
+/// The largest iteration count of the work-sharing loops in `team`, when
+/// their bounds are constants (those of the hidden-block loops are).
+std::optional<int64_t> teamTripCount(omp::ParallelOp team) {
+  std::optional<int64_t> most;
+  bool known = true;
+  auto constant = [](Value v) -> std::optional<int64_t> {
+    if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return i.getInt();
+    return std::nullopt;
+  };
+  team.walk([&](omp::LoopNestOp nest) {
+    int64_t trips = 1;
+    for (auto [lb, ub, step] : llvm::zip(nest.getLoopLowerBounds(),
+                                         nest.getLoopUpperBounds(),
+                                         nest.getLoopSteps())) {
+      auto l = constant(lb), u = constant(ub), st = constant(step);
+      if (!l || !u || !st || *st <= 0) {
+        known = false;
+        return;
+      }
+      int64_t span = *u - *l + (nest.getLoopInclusive() ? 1 : 0);
+      trips *= std::max<int64_t>(0, llvm::divideCeil(span, *st));
+    }
+    most = std::max(most.value_or(0), trips);
+  });
+  if (!known || !most || *most < 1)
+    return std::nullopt;
+  return most;
+}
+
 /// The thread count as a setting of the compiled model rather than a
 /// constant: every OpenMP team (`omp.parallel`, one per parallel hidden-block
 /// loop) takes its size from the exported global kThreadsSymbol, which
 /// starts at the count the model was compiled with and
 /// `int32_t lstm_opt_model_set_threads(int32_t n)` changes (n < 1 counts as
 /// 1; a model with no parallel loop stays at 1 and says so by returning 1).
-/// `int32_t lstm_opt_model_threads(void)` reads it. Loads and stores are
+/// `int32_t lstm_opt_model_threads(void)` reads it. A team is capped at its
+/// loop's iteration count (teamTripCount). Loads and stores are
 /// atomic (monotonic): a call may change it while another thread runs the
 /// model; a run in progress sees either count, step by step.
 void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
@@ -289,7 +321,18 @@ void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
     if (!team.getNumThreads())
       continue;
     OpBuilder at(team);
-    team.getNumThreadsMutable().assign(load(at));
+    Value n = load(at);
+    // A team never larger than the loop it shares: threads beyond its
+    // iteration count (the layer's hidden blocks) would only wait at the
+    // barrier every step.
+    if (std::optional<int64_t> trips = teamTripCount(team)) {
+      Value cap = LLVM::ConstantOp::create(
+          at, loc, i32,
+          at.getI32IntegerAttr((int32_t)std::min<int64_t>(*trips, INT32_MAX)));
+      Value above = LLVM::ICmpOp::create(at, loc, LLVM::ICmpPredicate::sgt, n, cap);
+      n = LLVM::SelectOp::create(at, loc, above, cap, n);
+    }
+    team.getNumThreadsMutable().assign(n);
   }
   // int32_t lstm_opt_model_threads(void)
   b.setInsertionPointToEnd(module.getBody());
