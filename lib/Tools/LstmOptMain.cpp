@@ -568,6 +568,14 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
                                              "optimiser for ONNX models\n",
                                  registry);
 
+  // Bad compile options are refused before anything is read or run.
+  {
+    cpu::CPUOptions probe;
+    if (llvm::Error e = shared.fill(probe)) {
+      llvm::errs() << "lstm-opt: error: " << llvm::toString(std::move(e)) << "\n";
+      return 1;
+    }
+  }
   if (reportKind != "none" && reportKind != "" && reportKind != "text" &&
       reportKind != "json") {
     llvm::errs() << "lstm-opt: error: --report takes 'text' or 'json', not '"
