@@ -262,8 +262,7 @@ struct ConvertRNNToCUDNNPass
       if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
         std::string why = unsupportedReason(seq);
         if (!why.empty()) {
-          seq.emitRemark() << "convert-rnn-to-cudnn: layer left for the CPU "
-                              "kernels: " << why;
+          rnn::remarkLayerLeftForCPU(seq, "convert-rnn-to-cudnn", why);
           continue;
         }
         res = lowering.lower(seq, seq.getCell(), seq.getActivations(),

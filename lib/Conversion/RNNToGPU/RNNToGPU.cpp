@@ -757,9 +757,13 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   auto fail = [&](const Twine &why) {
     return op->emitError() << "convert-rnn-to-gpu: " << why;
   };
-  if (op.getSequenceLens())
-    return fail("sequence_lens is not supported yet; the layer must run all "
-                "T steps for every batch row");
+  // What the kernels cannot run stays, with a remark, for the CPU kernels.
+  if (op.getSequenceLens()) {
+    rnn::remarkLayerLeftForCPU(op, "convert-rnn-to-gpu",
+                               "the GPU kernels run all T steps for every "
+                               "batch row (no sequence_lens)");
+    return success();
+  }
   auto xt = dyn_cast<RankedTensorType>(op.getX().getType());
   if (!xt || !xt.hasStaticShape() || xt.getRank() != 3 ||
       !xt.getElementType().isF32())

@@ -1,16 +1,5 @@
 // RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file -verify-diagnostics
 
-func.func @lens(%x: tensor<5x2x3xf32>, %lens: tensor<2xi32>) -> tensor<5x1x2x4xf32> {
-  %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
-  %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>
-  %b = onnx.initializer "B" dense<0.125> : tensor<1x4xf32>
-  // expected-error @below {{convert-rnn-to-gpu: sequence_lens is not supported yet; the layer must run all T steps for every batch row}}
-  %y, %hn = rnn.sequence rnn forward %x, %w, %r, %b, %b lens(%lens) {hidden_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<2xi32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
-  return %y : tensor<5x1x2x4xf32>
-}
-
-// -----
-
 func.func @dynamic(%x: tensor<?x2x3xf32>) -> tensor<?x1x2x4xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>

@@ -250,3 +250,8 @@ Value rnn::emitClip(ImplicitLocOpBuilder &b, Value x, std::optional<float> clip)
   Value hi = bound(*clip), lo = bound(-*clip);
   return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, x, lo), hi);
 }
+
+void rnn::remarkLayerLeftForCPU(Operation *layer, StringRef pass,
+                                const Twine &why) {
+  layer->emitRemark() << pass << ": layer left for the CPU kernels: " << why;
+}

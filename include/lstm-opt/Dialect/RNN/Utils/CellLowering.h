@@ -126,6 +126,12 @@ mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
 mlir::Value emitClip(mlir::ImplicitLocOpBuilder &b, mlir::Value x,
                      std::optional<float> clip);
 
+/// A backend that runs only some layers (cuDNN, the generated GPU kernels)
+/// refuses the others with this remark on the layer, which then stays for
+/// convert-rnn-to-cpu: "<pass>: layer left for the CPU kernels: <why>".
+void remarkLayerLeftForCPU(mlir::Operation *layer, llvm::StringRef pass,
+                           const llvm::Twine &why);
+
 /// How a backend reports a refusal: an error on the layer op, prefixed
 /// with the pass name.
 using LayerFailure = llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)>;
