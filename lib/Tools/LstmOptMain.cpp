@@ -203,7 +203,7 @@ LogicalResult writeUnnamedThenLink(StringRef target, StringRef data) {
   int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
   if (fd < 0)
     return failure();
-  auto closeFd = llvm::make_scope_exit([&] { ::close(fd); });
+  llvm::scope_exit closeFd([&] { ::close(fd); });
   const char *p = data.data();
   size_t left = data.size();
   while (left) {

@@ -907,7 +907,7 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
     module.emitError() << "cannot create a temporary file: " << ec.message();
     return failure();
   }
-  auto removeObj = llvm::make_scope_exit([&] { llvm::sys::fs::remove(obj); });
+  llvm::scope_exit removeObj([&] { llvm::sys::fs::remove(obj); });
   if (failed(emitObjectFile(module, obj, options)))
     return failure();
   // A foreign triple links with that triple's C compiler driver, and only
@@ -947,7 +947,7 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
     module.emitError() << "cannot create a temporary file: " << ec.message();
     return failure();
   }
-  auto removeCheck = llvm::make_scope_exit([&] { llvm::sys::fs::remove(check); });
+  llvm::scope_exit removeCheck([&] { llvm::sys::fs::remove(check); });
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(check, ec);

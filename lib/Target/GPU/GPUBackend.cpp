@@ -95,7 +95,7 @@ LogicalResult lstm_opt::gpu_backend::ptxToCubin(StringRef ptx, StringRef chip,
                  << ec.message() << "\n";
     return failure();
   }
-  auto removeIn = llvm::make_scope_exit([&] { llvm::sys::fs::remove(in); });
+  llvm::scope_exit removeIn([&] { llvm::sys::fs::remove(in); });
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(in, ec);

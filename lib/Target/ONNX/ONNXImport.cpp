@@ -1170,12 +1170,12 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
   }
   // Types of every named value, graph outputs taking precedence.
   typeScopes.emplace_back();
-  auto popTypes = llvm::make_scope_exit([&] { typeScopes.pop_back(); });
+  llvm::scope_exit popTypes([&] { typeScopes.pop_back(); });
   auto &types = typeScopes.back();
   // value_info entries: subgraphs see their own (names are scoped).
   llvm::StringMap<const pb::ValueInfoProto *> outerInfos;
   std::swap(outerInfos, valueInfos);
-  auto popInfos = llvm::make_scope_exit(
+  llvm::scope_exit popInfos(
       [&] { valueInfos = std::move(outerInfos); });
   for (const auto &vi : graph.value_info()) {
     valueInfos[vi.name()] = &vi;

@@ -1437,7 +1437,7 @@ void CellRecognizer::run() {
   for (auto init : func.front().getOps<od::InitializerOp>())
     if (!init->use_empty() && !init.getGraphInput())
       usedBefore.push_back(init);
-  auto dropUnused = llvm::make_scope_exit([&] {
+  llvm::scope_exit dropUnused([&] {
     for (od::InitializerOp init : usedBefore)
       if (!erasedOps.contains(init) && init->use_empty())
         init->erase();
