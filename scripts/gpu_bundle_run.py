@@ -100,13 +100,14 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--only", default="", help="variants whose name starts with this")
+    ap.add_argument("--model", default="", help="models whose name contains this")
     ap.add_argument("--out", default=os.path.join(HERE, "report"))
     args = ap.parse_args()
     bundle = json.load(open(os.path.join(HERE, "bundle.json")))
     devices, notes, _keep = load_runtime(bundle["libs"])
     rows = []
     for e in bundle["entries"]:
-        if not e["variant"].startswith(args.only):
+        if not e["variant"].startswith(args.only) or args.model not in e["model"]:
             continue
         row = {"model": e["model"], "variant": e["variant"], "status": "", "max_rel_err": None,
                "median_ms": None, "min_ms": None, "note": ""}

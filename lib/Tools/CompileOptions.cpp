@@ -56,9 +56,10 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                              "Core math)"),
                     cl::init("f32"), cl::cat(category)),
       cudnnAlgo("cudnn-algo",
-                cl::desc("cuDNN layers: standard, or persist-static (small "
-                         "batch)"),
-                cl::init("standard"), cl::cat(category)),
+                cl::desc("cuDNN layers: auto (per layer, at the first "
+                         "call), standard, persist-static (small batch) or "
+                         "persist-small-h (small hidden size)"),
+                cl::init("auto"), cl::cat(category)),
       gpuChip("gpu-chip",
               cl::desc("GPU kernels: sm_80 (default) or sm_90"),
               cl::init("sm_80"), cl::cat(category)),
@@ -125,7 +126,9 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
                                    std::to_string(batchTile));
   if (llvm::Error e = oneOf("cudnn-data-type", cudnnDataType, {"f32", "f16"}))
     return e;
-  if (llvm::Error e = oneOf("cudnn-algo", cudnnAlgo, {"standard", "persist-static"}))
+  if (llvm::Error e = oneOf("cudnn-algo", cudnnAlgo,
+                                {"auto", "standard", "persist-static",
+                                 "persist-small-h"}))
     return e;
   if (llvm::Error e = oneOf("gpu-chip", gpuChip, {"sm_80", "sm_90"}))
     return e;

@@ -372,14 +372,15 @@ TEST(CUDNNRuntime, CreateValidatesOnTheHost) {
   EXPECT_STREQ(err, "layer '/enc/LSTM': invalid layer description: "
                     "hidden_size is 0, expected at least 1");
   bad = d;
-  bad.algo = 2;
+  bad.algo = 4;
   EXPECT_NE(lstm_opt_rnn_create(&bad, c.W0.data(), c.wn(), c.R.data(),
                                 c.Bw.data(), c.Br.data(), &rnn, err,
                                 sizeof err),
             0);
-  EXPECT_STREQ(err, "layer '/enc/LSTM': invalid layer description: algo is 2, "
-                    "expected 0 (CUDNN_RNN_ALGO_STANDARD) or 1 "
-                    "(CUDNN_RNN_ALGO_PERSIST_STATIC)");
+  EXPECT_STREQ(err, "layer '/enc/LSTM': invalid layer description: algo is 4, "
+                    "expected 0 (CUDNN_RNN_ALGO_STANDARD), 1 "
+                    "(CUDNN_RNN_ALGO_PERSIST_STATIC), 2 "
+                    "(CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H) or 3 (auto)");
   EXPECT_NE(lstm_opt_rnn_create(&d, c.W0.data(), nullptr, c.R.data(),
                                 c.Bw.data(), c.Br.data(), &rnn, err,
                                 sizeof err),
@@ -461,6 +462,40 @@ TEST(CUDNNRuntime, HalfRoundsToNearestEven) {
       lstm_opt_float_to_half(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_TRUE(std::isnan(
       lstm_opt_half_to_float(lstm_opt_float_to_half(bitsToFloat(0x7f800001)))));
+}
+
+// The bulk conversions (F16C where the CPU has it) give the scalar
+// functions' bits: every half, and floats of every exponent with random
+// mantissas, the rounding ties, the overflow edge, subnormals and NaNs.
+TEST(CUDNNRuntime, BulkHalfConversionsMatchTheScalarOnes) {
+  std::vector<uint16_t> halves(65536);
+  for (uint32_t h = 0; h < 65536; ++h)
+    halves[h] = uint16_t(h);
+  std::vector<float> floats(halves.size());
+  lstm_opt_halves_to_floats(halves.data(), floats.data(), halves.size());
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float want = lstm_opt_half_to_float(uint16_t(h));
+    ASSERT_EQ(std::memcmp(&floats[h], &want, 4), 0) << "half 0x" << std::hex << h;
+  }
+  std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x00000001, 0x33000000,
+                                0x33000001, 0x387fe000, 0x38800000, 0x477fe000,
+                                0x477fefff, 0x477ff000, 0x7f800000, 0xff800000,
+                                0x7f800001, 0x7fc00000, 0xffbfffff, 0x3f801000,
+                                0x3f803000};
+  uint32_t x = 12345;
+  for (uint32_t e = 0; e < 256; ++e)
+    for (int k = 0; k < 64; ++k) {
+      x = x * 1664525u + 1013904223u;
+      bits.push_back((e << 23) | (x >> 9) | (k & 1 ? 0x80000000u : 0u));
+    }
+  std::vector<float> in(bits.size());
+  for (size_t i = 0; i < bits.size(); ++i)
+    std::memcpy(&in[i], &bits[i], 4);
+  std::vector<uint16_t> out(in.size());
+  lstm_opt_floats_to_halves(in.data(), out.data(), in.size());
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(out[i], lstm_opt_float_to_half(in[i])) << "float bits 0x" << std::hex
+                                                     << bits[i];
 }
 
 } // namespace

@@ -123,8 +123,10 @@ def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
   let options = [
     Option<"dataType", "data-type", "std::string", /*default=*/"\"f32\"",
            "f32, or f16 (half data, Tensor Core math)">,
-    Option<"algo", "algo", "std::string", /*default=*/"\"standard\"",
-           "standard, or persist-static (small batch)">,
+    Option<"algo", "algo", "std::string", /*default=*/"\"auto\"",
+           "auto (chosen per layer on the GPU at the first call), standard, "
+           "persist-static (small batch) or persist-small-h (small hidden "
+           "size)">,
   ];
 }
 

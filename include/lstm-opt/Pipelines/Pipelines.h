@@ -86,8 +86,9 @@ struct CPUPipelineOptions
       llvm::cl::init("f32")};
   Option<std::string> cudnnAlgo{
       *this, "cudnn-algo",
-      llvm::cl::desc("cuDNN algorithm: standard or persist-static"),
-      llvm::cl::init("standard")};
+      llvm::cl::desc("cuDNN algorithm: auto, standard, persist-static or "
+                     "persist-small-h"),
+      llvm::cl::init("auto")};
   Option<bool> gpuKernelsOnCPU{
       *this, "gpu-kernels-on-cpu",
       llvm::cl::desc("Lower the layers as the generated GPU kernels, run in "

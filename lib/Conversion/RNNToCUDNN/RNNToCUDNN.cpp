@@ -3,13 +3,16 @@
 // Every rnn.sequence / rnn.stack cuDNN can run becomes one call into the
 // project's cuDNN runtime (include/lstm-opt/Runtime/CUDNNRuntime.h):
 //
-//   func.call @lstm_opt_rnn_forward_memref(%config, %W0, %Wn, %R, %Bw, %Br,
-//                                          %x, %lens, %h0, %c0, %y, %hn, %cn)
+//   func.call @lstm_opt_rnn_forward_memref(%config, %state, %W0, %Wn, %R,
+//                                          %Bw, %Br, %x, %lens, %h0, %c0, %y,
+//                                          %hn, %cn)
 //
 // with the canonical weights as flat constant globals (the runtime converts
-// them into cuDNN's weight space once, on the layer's first call), and a
+// them into cuDNN's weight space once, on the layer's first call), a
 // constant i64 config (cell, directions, layers, sizes, data type, algorithm,
-// layer id). Absent operands are empty memrefs. What cuDNN cannot express
+// layer id), and a zero-initialised mutable i64 global, the layer's state
+// slot, where the runtime keeps its handle: each loaded copy of a compiled
+// model has its own, so two models in one process never share a layer. Absent operands are empty memrefs. What cuDNN cannot express
 // exactly is left for the CPU kernels (convert-rnn-to-cpu), with a remark
 // naming the node and the reason: reverse-only layers, GRU with the reset
 // before the recurrent GEMM, non-default activations, clip.
@@ -26,6 +29,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/StringSwitch.h"
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CONVERTRNNTOCUDNNPASS
@@ -92,7 +96,7 @@ func::FuncOp getOrDeclareForward(ModuleOp module) {
   auto dyn = [&](int64_t rank, Type t) {
     return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), t);
   };
-  SmallVector<Type> args = {dyn(1, i64), dyn(1, f32), dyn(1, f32), dyn(1, f32),
+  SmallVector<Type> args = {dyn(1, i64), dyn(1, i64), dyn(1, f32), dyn(1, f32), dyn(1, f32),
                             dyn(1, f32), dyn(1, f32), dyn(3, f32), dyn(1, i32),
                             dyn(3, f32), dyn(3, f32), dyn(4, f32), dyn(3, f32),
                             dyn(3, f32)};
@@ -118,7 +122,7 @@ public:
 
 private:
   Value flatGlobal(ImplicitLocOpBuilder &b, StringRef base, StringRef suffix,
-                   Type elt, Attribute values, int64_t n);
+                   Type elt, Attribute values, int64_t n, bool constant = true);
 
   ModuleOp module;
   int64_t dataType, algo, nextId = 0;
@@ -126,10 +130,10 @@ private:
 
 Value Lowering::flatGlobal(ImplicitLocOpBuilder &b, StringRef base,
                            StringRef suffix, Type elt, Attribute values,
-                           int64_t n) {
+                           int64_t n, bool constant) {
   Value v = rnn::emitFlatGlobal(
       b, module, rnn::uniqueSymbol(module, (base + "_" + suffix).str()), elt,
-      values, n);
+      values, n, constant);
   return memref::CastOp::create(
       b, MemRefType::get({ShapedType::kDynamic}, elt), v);
 }
@@ -181,6 +185,12 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
                              RankedTensorType::get({10}, b.getI64Type()),
                              ArrayRef<int64_t>(config)),
                          10);
+  // The runtime's handle of this layer (0 until the first call).
+  Value state = flatGlobal(
+      b, base, "state", b.getI64Type(),
+      DenseElementsAttr::get(RankedTensorType::get({1}, b.getI64Type()),
+                             ArrayRef<int64_t>{0}),
+      1, /*constant=*/false);
 
   auto dynType = [&](int64_t rank, Type elt) {
     return MemRefType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic), elt);
@@ -225,7 +235,7 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
                        memref::AllocOp::create(b, MemRefType::get({0, 0, 0}, f32)))
                        .getResult();
   func::FuncOp fn = getOrDeclareForward(module);
-  SmallVector<Value> args = {cfg};
+  SmallVector<Value> args = {cfg, state};
   args.append(w.begin(), w.end());
   args.append({*xm, *lm, *hm, *cm,
                memref::CastOp::create(b, dynType(4, f32), outs[0]),
@@ -245,10 +255,16 @@ struct ConvertRNNToCUDNNPass
                          << dataType << "'";
       return signalPassFailure();
     }
-    int64_t al = algo == "persist-static" ? 1 : 0;
-    if (algo != "standard" && algo != "persist-static") {
-      module.emitError() << "convert-rnn-to-cudnn: algo is standard or "
-                            "persist-static, not '" << algo << "'";
+    int64_t al = llvm::StringSwitch<int64_t>(algo)
+                     .Case("standard", 0)
+                     .Case("persist-static", 1)
+                     .Case("persist-small-h", 2)
+                     .Case("auto", 3)
+                     .Default(-1);
+    if (al < 0) {
+      module.emitError() << "convert-rnn-to-cudnn: algo is auto, standard, "
+                            "persist-static or persist-small-h, not '"
+                         << algo << "'";
       return signalPassFailure();
     }
     Lowering lowering(module, dt, al);

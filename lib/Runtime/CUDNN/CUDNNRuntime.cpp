@@ -25,6 +25,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -118,9 +122,10 @@ std::string validateDesc(const lstm_opt_rnn_desc *d) {
   if (d->data_type != 0 && d->data_type != 1)
     return format("data_type is %d, expected 0 (fp32) or 1 (fp16)",
                   d->data_type);
-  if (d->algo != 0 && d->algo != 1)
-    return format("algo is %d, expected 0 (CUDNN_RNN_ALGO_STANDARD) or 1 "
-                  "(CUDNN_RNN_ALGO_PERSIST_STATIC)",
+  if (d->algo < 0 || d->algo > 3)
+    return format("algo is %d, expected 0 (CUDNN_RNN_ALGO_STANDARD), 1 "
+                  "(CUDNN_RNN_ALGO_PERSIST_STATIC), 2 "
+                  "(CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H) or 3 (auto)",
                   d->algo);
   // cuDNN takes sizes as int; keep every buffer well inside what it indexes.
   Sizes s = sizesOf(*d);
@@ -179,8 +184,8 @@ float halfToFloat(uint16_t h) {
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
   uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (mant << 13);
+  if (exp == 0x1f) { // infinity, or a NaN made quiet (as F16C does)
+    bits = sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0u);
   } else if (exp == 0) {
     if (mant == 0) {
       bits = sign;
@@ -199,6 +204,61 @@ float halfToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
+}
+
+// The bulk conversions of activations (every call of an fp16 layer): F16C's
+// vcvtps2ph / vcvtph2ps where the CPU has it (8 values an instruction, the
+// same bits as the scalar functions: round to nearest even, NaNs kept quiet),
+// else the scalar functions.
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void floatsToHalvesF16C(const float *in,
+                                                            uint16_t *out,
+                                                            size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(in + i),
+                                     _MM_FROUND_TO_NEAREST_INT |
+                                         _MM_FROUND_NO_EXC));
+  for (; i < n; ++i)
+    out[i] = floatToHalf(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void halvesToFloatsF16C(const uint16_t *in,
+                                                            float *out,
+                                                            size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(out + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(
+                         reinterpret_cast<const __m128i *>(in + i))));
+  for (; i < n; ++i)
+    out[i] = halfToFloat(in[i]);
+}
+
+bool haveF16C() {
+  static const bool yes =
+      __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return yes;
+}
+#endif
+
+void floatsToHalves(const float *in, uint16_t *out, size_t n) {
+#if defined(__x86_64__)
+  if (haveF16C())
+    return floatsToHalvesF16C(in, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = floatToHalf(in[i]);
+}
+
+void halvesToFloats(const uint16_t *in, float *out, size_t n) {
+#if defined(__x86_64__)
+  if (haveF16C())
+    return halvesToFloatsF16C(in, out, n);
+#endif
+  for (size_t i = 0; i < n; ++i)
+    out[i] = halfToFloat(in[i]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -274,10 +334,10 @@ struct lstm_opt_rnn {
   int failCudnn(const char *call, cudnnStatus_t st) {
     std::string msg = std::string(call) + " failed: " + cudnnStatusText(st);
     int category = int(st) / 1000;
-    if (desc.algo == 1 && (category == 2 || category == 3))
-      msg += "; CUDNN_RNN_ALGO_PERSIST_STATIC (algo 1) works only for small "
+    if ((desc.algo == 1 || desc.algo == 2) && (category == 2 || category == 3))
+      msg += "; the persistent algorithms (algo 1, 2) work only for small "
              "batches and hidden sizes on a given GPU: use algo 0 "
-             "(CUDNN_RNN_ALGO_STANDARD)";
+             "(CUDNN_RNN_ALGO_STANDARD) or 3 (auto)";
     return fail(msg);
   }
 };
@@ -482,11 +542,13 @@ int buildLayer(lstm_opt_rnn *rnn, const float *W0, const float *Wn,
   LSTM_OPT_CUDNN_CALL(rnn, cudnnCreateRNNDescriptor, &rnn->rnnDesc);
   LSTM_OPT_CUDNN_CALL(
       rnn, cudnnSetRNNDescriptor_v8, rnn->rnnDesc,
-      d.algo == 1 ? CUDNN_RNN_ALGO_PERSIST_STATIC : CUDNN_RNN_ALGO_STANDARD,
+      d.algo == 1   ? CUDNN_RNN_ALGO_PERSIST_STATIC
+      : d.algo == 2 ? CUDNN_RNN_ALGO_PERSIST_STATIC_SMALL_H
+                    : CUDNN_RNN_ALGO_STANDARD,
       modes[d.cell], CUDNN_RNN_DOUBLE_BIAS,
       d.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
       CUDNN_LINEAR_INPUT, rnn->dataType, /*mathPrec=*/CUDNN_DATA_FLOAT,
-      rnn->half ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH, int(s.I),
+      rnn->half ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH, int(s.I),
       int(s.H), /*projSize=*/int(s.H), int(s.L), rnn->dropout,
       CUDNN_RNN_PADDED_IO_ENABLED);
 
@@ -557,8 +619,7 @@ int buildLayer(lstm_opt_rnn *rnn, const float *W0, const float *Wn,
   }
   if (rnn->half) {
     std::vector<uint16_t> halves(image.size());
-    for (size_t i = 0; i < image.size(); ++i)
-      halves[i] = floatToHalf(image[i]);
+    floatsToHalves(image.data(), halves.data(), image.size());
     LSTM_OPT_CUDA_CALL(rnn, cudaMemcpyAsync, rnn->weights, halves.data(),
                        halves.size() * 2, cudaMemcpyHostToDevice, rnn->stream);
     LSTM_OPT_CUDA_CALL(rnn, cudaStreamSynchronize, rnn->stream);
@@ -580,10 +641,42 @@ int copyIn(lstm_opt_rnn *rnn, void *dev, const float *host, int64_t n,
     return 0;
   }
   stage.resize(size_t(n));
-  for (int64_t i = 0; i < n; ++i)
-    stage[size_t(i)] = floatToHalf(host[i]);
+  floatsToHalves(host, stage.data(), size_t(n));
   LSTM_OPT_CUDA_CALL(rnn, cudaMemcpyAsync, dev, stage.data(), size_t(n) * 2,
                      cudaMemcpyHostToDevice, rnn->stream);
+  return 0;
+}
+
+/// algo 3 (auto) for `d`, from measurements on an H100 (bench/gpu_vs_torch.py,
+/// docs/passes/convert-rnn-to-cudnn.md) and the thresholds PyTorch uses for
+/// the small-h kernel: the persistent kernels win by 3-10x where they apply.
+int32_t autoAlgo(const lstm_opt_rnn_desc &d) {
+  bool gated = d.cell == LSTM_OPT_RNN_LSTM || d.cell == LSTM_OPT_RNN_GRU;
+  if (d.hidden_size <= (gated ? 192 : 384))
+    return 2;
+  return d.batch <= 4 ? 1 : 0;
+}
+
+/// A layer for the (validated, resolved) description `d`, or an error.
+int buildOrDiscard(const lstm_opt_rnn_desc &d, const std::string &label,
+                   const float *W0, const float *Wn, const float *R,
+                   const float *Bw, const float *Br, lstm_opt_rnn **out,
+                   std::string &error) {
+  auto *rnn = new lstm_opt_rnn();
+  rnn->desc = d;
+  rnn->name = d.name ? d.name : "";
+  rnn->desc.name = rnn->name.c_str();
+  rnn->label = label;
+  rnn->s = sizesOf(d);
+  rnn->half = d.data_type == 1;
+  rnn->elemSize = rnn->half ? 2 : 4;
+  rnn->dataType = rnn->half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+  if (buildLayer(rnn, W0, Wn, R, Bw, Br)) {
+    error = rnn->error;
+    destroyLayer(rnn);
+    return 1;
+  }
+  *out = rnn;
   return 0;
 }
 
@@ -612,22 +705,16 @@ int createLayer(const lstm_opt_rnn_desc *desc, const std::string &label,
     error = label + ": the weight array " + missing + " is NULL";
     return 1;
   }
-  auto *rnn = new lstm_opt_rnn();
-  rnn->desc = *desc;
-  rnn->name = desc->name ? desc->name : "";
-  rnn->desc.name = rnn->name.c_str();
-  rnn->label = label;
-  rnn->s = sizesOf(*desc);
-  rnn->half = desc->data_type == 1;
-  rnn->elemSize = rnn->half ? 2 : 4;
-  rnn->dataType = rnn->half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
-  if (buildLayer(rnn, W0, Wn, R, Bw, Br)) {
-    error = rnn->error;
-    destroyLayer(rnn);
-    return 1;
+  lstm_opt_rnn_desc d = *desc;
+  if (d.algo == 3)
+    d.algo = autoAlgo(d);
+  int status = buildOrDiscard(d, label, W0, Wn, R, Bw, Br, out, error);
+  if (status && desc->algo == 3 && d.algo != 0) {
+    // cuDNN refused the persistent choice on this GPU: the standard one.
+    d.algo = 0;
+    status = buildOrDiscard(d, label, W0, Wn, R, Bw, Br, out, error);
   }
-  *out = rnn;
-  return 0;
+  return status;
 }
 
 int forwardLayer(lstm_opt_rnn *rnn, const float *x, const int32_t *seqLens,
@@ -724,8 +811,7 @@ int forwardLayer(lstm_opt_rnn *rnn, const float *x, const int32_t *seqLens,
           int64_t src = (t * s.B + b) * s.D * s.H + d * s.H;
           float *dst = y + ((t * s.D + d) * s.B + b) * s.H;
           if (rnn->half)
-            for (int64_t j = 0; j < s.H; ++j)
-              dst[j] = halfToFloat(rnn->halfOut[size_t(src + j)]);
+            halvesToFloats(&rnn->halfOut[size_t(src)], dst, size_t(s.H));
           else
             std::memcpy(dst, &rnn->floatOut[size_t(src)],
                         size_t(s.H) * sizeof(float));
@@ -738,10 +824,8 @@ int forwardLayer(lstm_opt_rnn *rnn, const float *x, const int32_t *seqLens,
         if (t >= lens[size_t(b)])
           std::memset(y + ((t * s.D + d) * s.B + b) * s.H, 0,
                       size_t(s.H) * sizeof(float));
-  for (size_t i = 0; i < hnHalf.size(); ++i)
-    hn[i] = halfToFloat(hnHalf[i]);
-  for (size_t i = 0; i < cnHalf.size(); ++i)
-    cn[i] = halfToFloat(cnHalf[i]);
+  halvesToFloats(hnHalf.data(), hn, hnHalf.size());
+  halvesToFloats(cnHalf.data(), cn, cnHalf.size());
   return 0;
 }
 
@@ -844,6 +928,14 @@ size_t lstm_opt_cudnn_version(void) { return cudnnGetVersion(); }
 
 uint16_t lstm_opt_float_to_half(float f) { return floatToHalf(f); }
 
+void lstm_opt_floats_to_halves(const float *in, uint16_t *out, size_t n) {
+  floatsToHalves(in, out, n);
+}
+
+void lstm_opt_halves_to_floats(const uint16_t *in, float *out, size_t n) {
+  halvesToFloats(in, out, n);
+}
+
 float lstm_opt_half_to_float(uint16_t h) { return halfToFloat(h); }
 
 } // extern "C"
@@ -921,6 +1013,9 @@ int64_t elementCount(const StridedMemRef<T, N> *m) {
   return elems;
 }
 
+/// What a layer's state slot points to. Never freed: a layer lives as long as
+/// the process (destroying it at exit could run after the CUDA runtime is
+/// torn down; a model unloaded with dlclose leaves its layers behind).
 struct CachedLayer {
   int64_t config[9];
   lstm_opt_rnn *rnn;
@@ -931,17 +1026,11 @@ std::mutex &cacheMutex() {
   return *m;
 }
 
-/// layer_id -> layer. Never freed: the layers live as long as the process
-/// (destroying them at exit could run after the CUDA runtime is torn down).
-std::map<int64_t, CachedLayer> &layerCache() {
-  static auto *cache = new std::map<int64_t, CachedLayer>;
-  return *cache;
-}
-
 } // namespace
 
 extern "C" LSTM_OPT_CUDNN_API void _mlir_ciface_lstm_opt_rnn_forward_memref(
-    StridedMemRef<int64_t, 1> *config, StridedMemRef<float, 1> *W0,
+    StridedMemRef<int64_t, 1> *config, StridedMemRef<int64_t, 1> *state,
+    StridedMemRef<float, 1> *W0,
     StridedMemRef<float, 1> *Wn, StridedMemRef<float, 1> *R,
     StridedMemRef<float, 1> *Bw, StridedMemRef<float, 1> *Br,
     StridedMemRef<float, 3> *x, StridedMemRef<int32_t, 1> *seq_lens,
@@ -951,6 +1040,8 @@ extern "C" LSTM_OPT_CUDNN_API void _mlir_ciface_lstm_opt_rnn_forward_memref(
   const int64_t *cfg =
       checkedData<int64_t, 1>("lstm_opt_rnn_forward_memref", "config", config,
                               {10}, /*optional=*/false);
+  int64_t *slot = checkedData<int64_t, 1>("lstm_opt_rnn_forward_memref",
+                                          "state", state, {1}, false);
   const int64_t layerId = cfg[9];
   const std::string label = "layer " + std::to_string(layerId);
   for (int i = 0; i < 9; ++i)
@@ -1001,21 +1092,39 @@ extern "C" LSTM_OPT_CUDNN_API void _mlir_ciface_lstm_opt_rnn_forward_memref(
   lstm_opt_rnn *rnn = nullptr;
   {
     std::lock_guard<std::mutex> lock(cacheMutex());
-    auto &cache = layerCache();
-    auto it = cache.find(layerId);
-    if (it != cache.end()) {
-      if (!std::equal(cfg, cfg + 9, it->second.config))
+    if (*slot) {
+      auto *entry = reinterpret_cast<CachedLayer *>(*slot);
+      if (!std::equal(cfg, cfg + 9, entry->config))
         fatal(label + ": called again with a different configuration; a "
-                      "layer_id names one layer");
-      rnn = it->second.rnn;
+                      "state slot belongs to one layer");
+      rnn = entry->rnn;
     } else {
+      // The first call: create the layer and run it before any other thread
+      // can see it, so that a persistent algorithm auto chose and cuDNN
+      // refuses to run for these shapes on this GPU can still be replaced
+      // by the standard one.
       std::string error;
+      // Lengths that differ between calls or rows: cuDNN's persistent
+      // kernels may refuse them, on any call.
+      if (desc.algo == 3 && lens)
+        desc.algo = 0;
       if (createLayer(&desc, label, w0, wn, r, bw, br, &rnn, error))
         fatal(error);
-      CachedLayer entry;
-      std::copy(cfg, cfg + 9, entry.config);
-      entry.rnn = rnn;
-      cache.emplace(layerId, entry);
+      if (forwardLayer(rnn, xd, lens, h0d, c0d, yd, hnd, cnd)) {
+        if (desc.algo != 3 || rnn->desc.algo == 0)
+          fatal(rnn->error);
+        destroyLayer(rnn);
+        desc.algo = 0;
+        if (createLayer(&desc, label, w0, wn, r, bw, br, &rnn, error))
+          fatal(error);
+        if (forwardLayer(rnn, xd, lens, h0d, c0d, yd, hnd, cnd))
+          fatal(rnn->error);
+      }
+      auto *entry = new CachedLayer;
+      std::copy(cfg, cfg + 9, entry->config);
+      entry->rnn = rnn;
+      *slot = reinterpret_cast<int64_t>(entry);
+      return;
     }
   }
   std::lock_guard<std::mutex> lock(rnn->mutex);

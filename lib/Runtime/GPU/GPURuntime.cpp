@@ -46,8 +46,9 @@ bool check(CUresult r, const char *call, const std::string &kernel = {}) {
   cuGetErrorName(r, &name);
   cuGetErrorString(r, &text);
   std::string msg = std::string("lstm-opt GPU runtime: ") + call + " failed: " +
-                    (name ? name : "?") + " (" + (text ? text : "no driver") +
-                    ")";
+                    (name ? std::string(name)
+                          : "CUresult " + std::to_string(int(r))) +
+                    " (" + (text ? text : "no driver") + ")";
   if (!kernel.empty())
     msg += " [kernel '" + kernel + "']";
   fprintf(stderr, "%s\n", msg.c_str());
@@ -138,7 +139,11 @@ LSTM_OPT_GPU_EXPORT CUmodule mgpuModuleLoadJIT(void *data, int optLevel) {
 }
 
 LSTM_OPT_GPU_EXPORT void mgpuModuleUnload(CUmodule module) {
-  CHECK(cuModuleUnload(module));
+  // Generated code unloads its module from a global destructor; at process
+  // exit the driver may already be shut down, and the module with it.
+  CUresult r = cuModuleUnload(module);
+  if (r != CUDA_ERROR_DEINITIALIZED)
+    check(r, "cuModuleUnload(module)");
 }
 
 LSTM_OPT_GPU_EXPORT CUfunction mgpuModuleGetFunction(CUmodule module,

@@ -1,10 +1,16 @@
 // RUN: lstm-opt %s --convert-rnn-to-cudnn --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-cudnn="data-type=f16 algo=persist-static" --split-input-file | FileCheck %s --check-prefix=F16
+// RUN: lstm-opt %s --convert-rnn-to-cudnn="algo=standard" --split-input-file | FileCheck %s --check-prefix=STD
+// RUN: lstm-opt %s --convert-rnn-to-cudnn="algo=persist-small-h" --split-input-file | FileCheck %s --check-prefix=SMALLH
 
 // A bidirectional LSTM with initial states: one runtime call; the canonical
 // weights as flat constants; config = {cell 0 (LSTM), bidirectional 1,
-// layers 1, I 3, H 4, T 5, B 2, data type 0 (f32), algo 0 (standard), id 0}.
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_config : memref<10xi64> = dense<[0, 1, 1, 3, 4, 5, 2, 0, 0, 0]>
+// layers 1, I 3, H 4, T 5, B 2, data type 0 (f32), algo 3 (auto: the runtime
+// picks per layer on the GPU), id 0}.
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_config : memref<10xi64> = dense<[0, 1, 1, 3, 4, 5, 2, 0, 3, 0]>
+// The layer's state slot is mutable and zero: each loaded copy of the model
+// gets its own cuDNN layer.
+// CHECK-DAG: memref.global "private" @__lstm_opt_cudnn_enc_state : memref<1xi64> = dense<0>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_W0 : memref<96xf32>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_Wn : memref<0xf32>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_R : memref<128xf32>
@@ -12,10 +18,12 @@
 // CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only : tensor<5x2x3xf32> to memref<5x2x3xf32>
 // CHECK:   %[[Y:.*]] = memref.alloc() {alignment = 64 : i64} : memref<5x2x2x4xf32>
 // CHECK:   call @lstm_opt_rnn_forward_memref(
-// CHECK-SAME: (memref<?xi64>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?x?x?xf32>, memref<?xi32>, memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) -> ()
+// CHECK-SAME: (memref<?xi64>, memref<?xi64>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?x?x?xf32>, memref<?xi32>, memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) -> ()
 // CHECK:   bufferization.to_tensor %[[Y]] restrict writable
 // CHECK: func.func private @lstm_opt_rnn_forward_memref({{.*}}) attributes {llvm.emit_c_interface}
 // F16: dense<[0, 1, 1, 3, 4, 5, 2, 1, 1, 0]>
+// STD: dense<[0, 1, 1, 3, 4, 5, 2, 0, 0, 0]>
+// SMALLH: dense<[0, 1, 1, 3, 4, 5, 2, 0, 2, 0]>
 func.func @lstm_bidir(%x: tensor<5x2x3xf32>, %h0: tensor<2x2x4xf32>, %c0: tensor<2x2x4xf32>) -> (tensor<5x2x2x4xf32>, tensor<2x2x4xf32>) {
   %w = onnx.initializer "W" dense<0.5> : tensor<2x16x3xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<2x16x4xf32>
@@ -28,7 +36,7 @@ func.func @lstm_bidir(%x: tensor<5x2x3xf32>, %h0: tensor<2x2x4xf32>, %c0: tensor
 
 // A 2-layer GRU stack (linear_before_reset) is ONE call: config layers = 2,
 // Wn holds layer 1's input weights; no initial state -> an empty memref.
-// CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_dec_config : memref<10xi64> = dense<[1, 0, 2, 3, 4, 6, 1, 0, 0, 0]>
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_dec_config : memref<10xi64> = dense<[1, 0, 2, 3, 4, 6, 1, 0, 3, 0]>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_dec_Wn : memref<48xf32>
 // CHECK-LABEL: func.func @gru_stack(
 // CHECK:   memref.alloc() : memref<0x0x0xf32>

@@ -277,7 +277,8 @@ MemRef<T, N> memref(T *data, std::initializer_list<int64_t> sizes) {
 } // namespace
 
 extern "C" void _mlir_ciface_lstm_opt_rnn_forward_memref(
-    MemRef<int64_t, 1> *config, MemRef<float, 1> *W0, MemRef<float, 1> *Wn,
+    MemRef<int64_t, 1> *config, MemRef<int64_t, 1> *state,
+    MemRef<float, 1> *W0, MemRef<float, 1> *Wn,
     MemRef<float, 1> *R, MemRef<float, 1> *Bw, MemRef<float, 1> *Br,
     MemRef<float, 3> *x, MemRef<int32_t, 1> *seq_lens, MemRef<float, 3> *h0,
     MemRef<float, 3> *c0, MemRef<float, 4> *y, MemRef<float, 3> *hn,
@@ -291,6 +292,8 @@ void memrefCase() {
   std::vector<int64_t> config = {0, 1, L, I, H, T, B, 0, 0, /*layer_id=*/42};
   std::vector<int32_t> lens = {5, 2, 4};
   auto cfg = memref<int64_t, 1>(config.data(), {10});
+  int64_t slot = 0; // the layer's state: created by the first call
+  auto st = memref<int64_t, 1>(&slot, {1});
   auto w0 = memref<float, 1>(m.W0.data(), {D * G * H * I});
   auto wn = memref<float, 1>(m.Wn.data(), {(L - 1) * D * G * H * D * H});
   auto r = memref<float, 1>(m.R.data(), {L * D * G * H * H});
@@ -308,7 +311,7 @@ void memrefCase() {
     auto ym = memref<float, 4>(y.data(), {T, D, B, H});
     auto hnm = memref<float, 3>(hn.data(), {L * D, B, H});
     auto cnm = memref<float, 3>(cn.data(), {L * D, B, H});
-    _mlir_ciface_lstm_opt_rnn_forward_memref(&cfg, &w0, &wn, &r, &bw, &br, &xm,
+    _mlir_ciface_lstm_opt_rnn_forward_memref(&cfg, &st, &w0, &wn, &r, &bw, &br, &xm,
                                              &sl, &none, &none, &ym, &hnm,
                                              &cnm);
     std::vector<float> yRef, hnRef, cnRef;
@@ -353,11 +356,23 @@ int deviceTests() {
               false, true, 5e-3, /*mayRefuse=*/true);
   if (!refusal.empty()) {
     bool clear = refusal.find("layer 'lstm-persist-static'") == 0 &&
-                 refusal.find("PERSIST_STATIC") != std::string::npos;
+                 refusal.find("persistent") != std::string::npos;
     std::printf("%s lstm-persist-static: refused: %s\n",
                 clear ? "PASS" : "FAIL", refusal.c_str());
     failures += !clear;
   }
+
+  // PERSIST_STATIC_SMALL_H, and auto: small-h (H <= 192), persist-static
+  // (batch <= 4) or standard, falling back to standard where cuDNN refuses.
+  runCase(makeModel("gru-persist-small-h", 1, 1, 1, 16, 64, 6, 3, 0,
+                    /*algo=*/2),
+          false, true, 5e-3);
+  runCase(makeModel("lstm-auto-small-h", 0, 1, 1, 16, 64, 6, 8, 0, 3), false,
+          true, 5e-3);
+  runCase(makeModel("lstm-auto-persist-static", 0, 1, 1, 32, 256, 5, 2, 0, 3),
+          false, true, 5e-3);
+  runCase(makeModel("rnn-auto-standard", 2, 2, 2, 8, 512, 4, 8, 0, 3), true,
+          true, 5e-3);
 
   // A run-time error names the layer.
   Model m = makeModel("bad-lens", 0, 1, 1, 3, 4, 3, 2);
@@ -441,11 +456,13 @@ int badMemref() {
   float dummy = 0;
   int32_t lens = 0;
   auto cfg = memref<int64_t, 1>(config.data(), {10});
+  int64_t slot = 0;
+  auto st = memref<int64_t, 1>(&slot, {1});
   auto w = memref<float, 1>(&dummy, {1});
   auto s3 = memref<float, 3>(&dummy, {1, 1, 1});
   auto s4 = memref<float, 4>(&dummy, {1, 1, 1, 1});
   auto sl = memref<int32_t, 1>(&lens, {0});
-  _mlir_ciface_lstm_opt_rnn_forward_memref(&cfg, &w, &w, &w, &w, &w, &s3, &sl,
+  _mlir_ciface_lstm_opt_rnn_forward_memref(&cfg, &st, &w, &w, &w, &w, &w, &s3, &sl,
                                            &s3, &s3, &s4, &s3, &s3);
   std::printf("returned\n"); // not reached
   return 0;

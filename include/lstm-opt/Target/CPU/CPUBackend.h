@@ -54,11 +54,11 @@ struct CPUOptions {
   bool recognize = true;
   /// Run the recurrent layers cuDNN can run exactly through the cuDNN runtime
   /// (convert-rnn-to-cudnn; layers are stacked first); the rest stays on the
-  /// CPU. `cudnnDataType` is f32 or f16, `cudnnAlgo` standard or
-  /// persist-static.
+  /// CPU. `cudnnDataType` is f32 or f16, `cudnnAlgo` auto, standard,
+  /// persist-static or persist-small-h.
   bool cuda = false;
   std::string cudnnDataType = "f32";
-  std::string cudnnAlgo = "standard";
+  std::string cudnnAlgo = "auto";
   /// Lower the recurrent layers with convert-rnn-to-gpu{mapping=cpu} first:
   /// the generated GPU kernel bodies run in scf.parallel loops (a test of
   /// their numerics, not a fast path).

@@ -214,13 +214,13 @@ LogicalResult rnn::emitLayerCall(ImplicitLocOpBuilder &b, Operation *op,
 
 Value rnn::emitFlatGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
                           StringRef sym, Type elt, Attribute values,
-                          int64_t n) {
+                          int64_t n, bool constant) {
   auto type = MemRefType::get({n}, elt);
   OpBuilder mb(module.getBodyRegion());
   mb.setInsertionPointToStart(module.getBody());
   auto g = memref::GlobalOp::create(mb, b.getLoc(), sym,
                                     mb.getStringAttr("private"), type, values,
-                                    /*constant=*/true, mb.getI64IntegerAttr(64));
+                                    constant, mb.getI64IntegerAttr(64));
   return memref::GetGlobalOp::create(b, type, g.getSymName());
 }
 

@@ -108,13 +108,15 @@ std::string layerSymbol(mlir::Location loc, llvm::StringRef prefix);
 mlir::LogicalResult replaceWithBuffers(mlir::Operation *op,
                                        mlir::ArrayRef<mlir::Value> buffers);
 
-/// A constant `memref.global` named `sym` (already unique in `module`) at
-/// the top of `module`, holding `values` as a flat [n] array of `elt`
-/// (translated to LLVM as one raw data array, however large), 64-byte
-/// aligned; returns its `memref.get_global` at `b`.
+/// A constant (or, with `constant` false, a mutable) `memref.global` named
+/// `sym` (already unique in `module`) at the top of `module`, holding
+/// `values` as a flat [n] array of `elt` (translated to LLVM as one raw data
+/// array, however large), 64-byte aligned; returns its `memref.get_global`
+/// at `b`.
 mlir::Value emitFlatGlobal(mlir::ImplicitLocOpBuilder &b, mlir::ModuleOp module,
                            llvm::StringRef sym, mlir::Type elt,
-                           mlir::Attribute values, int64_t n);
+                           mlir::Attribute values, int64_t n,
+                           bool constant = true);
 /// The same for f32 `values`, viewed with `shape` (memref.expand_shape).
 mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
                              mlir::ModuleOp module, llvm::StringRef sym,
