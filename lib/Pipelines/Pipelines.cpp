@@ -115,6 +115,7 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCPUForwardOutParamsPass());
   bufferization::buildBufferDeallocationPipeline(pm, {});
   pm.addPass(createCanonicalizerPass());
 }

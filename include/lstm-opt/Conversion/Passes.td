@@ -103,6 +103,22 @@ def CPUExpandCopiesPass : Pass<"cpu-expand-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def CPUForwardOutParamsPass : Pass<"cpu-forward-out-params", "mlir::ModuleOp"> {
+  let summary = "Results written straight into the out-parameters, through reshapes";
+  let description = [{
+    After `buffer-results-to-out-params`, a result computed into an
+    allocation and returned through `memref.collapse_shape` or
+    `memref.expand_shape` (a layer's `[T, 1, B, H]` output returned as
+    ONNX's `[T, B, H]`) is copied whole into the out-parameter. When the
+    allocation is static, has no use after the copy, and the out-parameter
+    no other use, the allocation becomes the inverse reshape of the
+    out-parameter and the copy is erased: the kernels write the caller's
+    buffer. Part of the CPU pipeline, right after
+    `buffer-results-to-out-params`.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
   let summary = "Lower rnn layers and stacks to calls into the cuDNN runtime";
   let description = [{

@@ -20,6 +20,7 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CONVERTRNNTOCPUPASS
 #define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
 #define GEN_PASS_DECL_CPUEXPANDCOPIESPASS
+#define GEN_PASS_DECL_CPUFORWARDOUTPARAMSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 } // namespace lstm_opt
