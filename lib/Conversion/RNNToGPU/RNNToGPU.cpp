@@ -35,6 +35,7 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -64,6 +65,8 @@ constexpr int64_t kBlock = 128;
 /// Static shared memory a block may use (bytes): the sm_80/sm_90 limit
 /// without the opt-in to larger dynamic shared memory.
 constexpr int64_t kSharedBytes = 48 * 1024;
+/// How many steps of the recurrent dot products the GPU kernels unroll.
+constexpr int64_t kUnrollK = 16;
 
 using rnn::Activation;
 
@@ -284,6 +287,19 @@ void LayerEmitter::cellBody(
           next.push_back(math::FmaOp::create(lb, wAt(lb, k, g), hk, acc[i]));
         scf::YieldOp::create(lb, next);
       });
+  // On the GPU the loop is bound by the latency of its loads (h from global
+  // memory, the weights from shared or global memory), not by the FMAs:
+  // unrolled up to 16 times, the loads of 16 steps of k are in flight at
+  // once. Each accumulator still sums in order, so the results are
+  // unchanged. The factor divides H and is below it, so the loop stays one
+  // loop (LLVM unrolls a loop of at most 16 steps by itself).
+  if (mapping == Mapping::GPU && H > kUnrollK) {
+    int64_t factor = kUnrollK;
+    while (H % factor)
+      --factor;
+    if (factor > 1)
+      (void)loopUnrollByFactor(loop, factor);
+  }
   auto pre = [&](int64_t g, Value acc) -> Value {
     Value p = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, g), j});
     return arith::AddFOp::create(b, acc, p);
