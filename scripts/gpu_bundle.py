@@ -13,9 +13,11 @@ cpu_run.py) and ONNX Runtime's outputs on the original model (reference.npz).
 Variants:
 
     cpu             --target=cpu (a check of the runner itself; runs anywhere)
-    cudnn-f32       --target=cudnn                     (TF32 off: exact f32)
+    cudnn-f32       --target=cudnn                     (f32 with TF32 off; algo auto)
     cudnn-f16       --target=cudnn --cudnn-data-type=f16
+    cudnn-standard  --target=cudnn --cudnn-algo=standard
     cudnn-persist   --target=cudnn --cudnn-algo=persist-static
+    cudnn-small-h   --target=cudnn --cudnn-algo=persist-small-h
     gpu-auto        --target=gpu --gpu-design=auto     (generated kernels)
     gpu-step        --target=gpu --gpu-design=step
     gpu-persistent  --target=gpu --gpu-design=persistent
@@ -47,7 +49,9 @@ VARIANTS = {
     "cpu": (["--target=cpu"], "cpu", 1e-4),
     "cudnn-f32": (["--target=cudnn"], "cuda", 1e-4),
     "cudnn-f16": (["--target=cudnn", "--cudnn-data-type=f16"], "cuda", 2e-2),
+    "cudnn-standard": (["--target=cudnn", "--cudnn-algo=standard"], "cuda", 1e-4),
     "cudnn-persist": (["--target=cudnn", "--cudnn-algo=persist-static"], "cuda", 1e-4),
+    "cudnn-small-h": (["--target=cudnn", "--cudnn-algo=persist-small-h"], "cuda", 1e-4),
     "gpu-auto": (["--target=gpu", "--gpu-design=auto"], "cuda", 1e-4),
     "gpu-step": (["--target=gpu", "--gpu-design=step"], "cuda", 1e-4),
     "gpu-persistent": (["--target=gpu", "--gpu-design=persistent"], "cuda", 1e-4),
@@ -111,9 +115,14 @@ def main():
             shutil.copy2(cudart, os.path.join(out, "lib", "libcudart.so.13"))
             libs.append("libcudart.so.13")
             break
+    # The cuDNN runtime's own device test (a C++ program), when it was built.
+    device_test = os.path.join(os.path.dirname(args.lstm_opt), "LstmOptCUDNNDeviceTest")
+    if os.path.exists(device_test):
+        shutil.copy2(device_test, os.path.join(out, "lib", "LstmOptCUDNNDeviceTest"))
     shutil.copy2(os.path.join(ROOT, "python", "lstm_opt", "runtime.py"),
                  os.path.join(out, "lstm_opt_runtime.py"))
     shutil.copy2(os.path.join(ROOT, "scripts", "gpu_bundle_run.py"), os.path.join(out, "run.py"))
+    shutil.copy2(os.path.join(ROOT, "scripts", "gpu_bundle_all.sh"), os.path.join(out, "run_all.sh"))
 
     entries = []
     for model in models:
@@ -164,6 +173,8 @@ PyTorch's wheels (`nvidia/cudnn/lib` next to the `torch` package), in
     python3 run.py                 # every model and variant
     python3 run.py --repeat 100    # more timed runs
     python3 run.py --only gpu-     # variants whose name starts with gpu-
+    bash run_all.sh                # the device test, every variant under a
+                                   # timeout, bench.py, compute-sanitizer
 
 It writes report.md and report.json here: per model and variant, pass/fail
 against the reference (max relative error), median and min time. Without a

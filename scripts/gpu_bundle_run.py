@@ -65,6 +65,14 @@ def load_runtime(libs):
             devices = 0
         if devices == 0:
             notes.append("no CUDA device")
+        else:
+            name, dev, version = ctypes.create_string_buffer(256), ctypes.c_int(0), ctypes.c_int(0)
+            if cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0 and \
+                    cuda.cuDeviceGetName(name, 256, dev) == 0:
+                notes.append("GPU 0: %s" % name.value.decode(errors="replace"))
+            if cuda.cuDriverGetVersion(ctypes.byref(version)) == 0:
+                notes.append("CUDA driver API %d.%d" % (version.value // 1000,
+                                                        version.value % 1000 // 10))
     if "libcudart.so.13" in libs:
         try:
             loaded["cudart"] = ctypes.CDLL(os.path.join(HERE, "lib", "libcudart.so.13"),
@@ -102,7 +110,18 @@ def main():
     ap.add_argument("--only", default="", help="variants whose name starts with this")
     ap.add_argument("--model", default="", help="models whose name contains this")
     ap.add_argument("--out", default=os.path.join(HERE, "report"))
+    ap.add_argument("--merge", nargs="+", default=None, metavar="REPORT.json",
+                    help="write one report of several runs' report.json (runs per "
+                         "variant, each under its own timeout) instead of running")
     args = ap.parse_args()
+    if args.merge:
+        parts = [json.load(open(p)) for p in args.merge]
+        rows = [r for p in parts for r in p["results"]]
+        info = dict(parts[0]["info"])
+        info["counts"] = {s: sum(r["status"] == s for r in rows)
+                          for s in ["passed", "FAILED", "skipped", "not built"]}
+        write_report(args.out, info, rows)
+        return 1 if info["counts"]["FAILED"] else 0
     bundle = json.load(open(os.path.join(HERE, "bundle.json")))
     devices, notes, _keep = load_runtime(bundle["libs"])
     rows = []
@@ -141,8 +160,16 @@ def main():
     info = {"machine": platform.platform(), "python": platform.python_version(),
             "numpy": np.__version__, "cuda_devices": devices, "notes": notes,
             "chip": bundle.get("chip"), "counts": counts}
-    json.dump({"info": info, "results": rows}, open(args.out + ".json", "w"), indent=1)
-    with open(args.out + ".md", "w") as f:
+    write_report(args.out, info, rows)
+    print("run: %d passed, %d failed, %d skipped, %d not built (%s)" % (
+        counts["passed"], counts["FAILED"], counts["skipped"], counts["not built"],
+        "; ".join(notes)))
+    return 1 if counts["FAILED"] else 0
+
+
+def write_report(out, info, rows):
+    json.dump({"info": info, "results": rows}, open(out + ".json", "w"), indent=1)
+    with open(out + ".md", "w") as f:
         f.write("# lstm-opt GPU bundle report\n\n")
         for k, v in info.items():
             f.write("- %s: %s\n" % (k, v))
@@ -153,10 +180,6 @@ def main():
             f.write("| %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["model"], r["variant"], r["status"], fmt(r["max_rel_err"], "%.2e"),
                 fmt(r["median_ms"], "%.4f"), fmt(r["min_ms"], "%.4f"), r["note"].replace("|", "/")))
-    print("run: %d passed, %d failed, %d skipped, %d not built (%s)" % (
-        counts["passed"], counts["FAILED"], counts["skipped"], counts["not built"],
-        "; ".join(notes)))
-    return 1 if counts["FAILED"] else 0
 
 
 if __name__ == "__main__":
