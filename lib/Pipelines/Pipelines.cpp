@@ -62,6 +62,18 @@ void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
 }
 
+/// convert-rnn-to-gpu for the GPU (mapping=gpu) of `chip`: the opt-in shared
+/// memory per block of the chip (sm_80: 163 KiB, sm_90: 227 KiB) bounds the
+/// persistent kernel's blocks, which may keep a whole weight matrix there.
+static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
+                                                   StringRef design) {
+  ConvertRNNToGPUPassOptions gpu;
+  gpu.mapping = "gpu";
+  gpu.design = design.str();
+  gpu.sharedBytes = chip.starts_with("sm_9") ? 227 * 1024 : 163 * 1024;
+  return gpu;
+}
+
 void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
                                      const CPUPipelineOptions &options) {
   if (options.recognize)
@@ -83,10 +95,8 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     // The kernels first, down to a gpu.binary, before any host-side pass can
     // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
     // ... run on the whole module).
-    ConvertRNNToGPUPassOptions gpu;
-    gpu.mapping = "gpu";
-    gpu.design = options.gpuDesign;
-    pm.addPass(createConvertRNNToGPUPass(gpu));
+    pm.addPass(createConvertRNNToGPUPass(
+        gpuKernelOptions(options.gpuChip, options.gpuDesign)));
     GPUKernelsOptions kernels;
     kernels.chip = options.gpuChip;
     kernels.format = options.gpuBinaryFormat;
@@ -168,10 +178,8 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options) {
   if (options.recognize)
     buildRecognitionPipeline(pm);
-  ConvertRNNToGPUPassOptions gpu;
-  gpu.mapping = "gpu";
-  gpu.design = options.design;
-  pm.addPass(createConvertRNNToGPUPass(gpu));
+  pm.addPass(
+      createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design)));
 }
 
 void lstm_opt::registerPipelines() {

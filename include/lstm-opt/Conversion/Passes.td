@@ -178,6 +178,10 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     Option<"maxCoResidentBlocks", "max-blocks", "int64_t", /*default=*/"48",
            "Largest grid the persistent kernel may use: blocks assumed "
            "co-resident (one per SM)">,
+    Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"49152",
+           "Shared memory a block of the persistent kernel may use; above "
+           "48 KiB it is dynamic shared memory (opt-in: sm_80 up to 166912, "
+           "sm_90 up to 232448)">,
   ];
 }
 

@@ -142,6 +142,11 @@ struct GPUPipelineOptions
       *this, "design",
       llvm::cl::desc("The kernels' recurrence: auto, step or persistent"),
       llvm::cl::init("auto")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("The GPU the kernels are for (sm_80, sm_90): its shared "
+                     "memory bounds the persistent kernel's blocks"),
+      llvm::cl::init("sm_80")};
 };
 void buildGPUPipeline(mlir::OpPassManager &pm,
                       const GPUPipelineOptions &options);

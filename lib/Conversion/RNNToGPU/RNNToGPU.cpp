@@ -639,12 +639,20 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         scf::YieldOp::create(sb);
       });
     } else {
-      // The grid barrier's counter, zeroed before the launch.
-      ops[Ctr] = deviceAlloc(b, mem({1}, b.getI32Type()));
-      gpu::MemsetOp::create(b, Type(), ValueRange{}, ops[Ctr],
-                            arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+      // One block per direction: the blocks share nothing, and a step needs
+      // only the block's barrier. Else the grid barrier's counter, zeroed
+      // before the launch.
+      const bool gridBarrier = grid > D;
       SmallVector<Op> pops = stepOps;
-      pops.push_back(Ctr);
+      if (gridBarrier) {
+        ops[Ctr] = deviceAlloc(b, mem({1}, b.getI32Type()));
+        gpu::MemsetOp::create(b, Type(), ValueRange{}, ops[Ctr],
+                              arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+        pops.push_back(Ctr);
+      }
+      // The weight slice: static shared memory up to 48 KiB, else dynamic
+      // shared memory (the runtime opts the kernel in at its launch).
+      const bool dynamicShared = slice * 4 > kSharedBytes;
       Operands o = pick(pops);
       gpu::GPUModuleOp gm = kernelModule();
       SymbolTable kernels(gm);
@@ -656,7 +664,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
           gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
       auto fn = gpu::GPUFuncOp::create(
           kbld, loc, kname, FunctionType::get(ctx(), ValueRange(o.values).getTypes(), {}),
-          TypeRange{shType});
+          dynamicShared ? TypeRange{} : TypeRange{shType});
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kbld.getUnitAttr());
       fn.setKnownBlockSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)block, 1, 1}));
       fn.setKnownGridSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
@@ -666,7 +674,16 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
         Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
         auto v = view(o, fn.getArguments());
-        Value sh = fn.getWorkgroupAttributions()[0];
+        Value sh;
+        if (dynamicShared) {
+          auto bytes = MemRefType::get(
+              {ShapedType::kDynamic}, kb.getI8Type(), MemRefLayoutAttrInterface(),
+              gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
+          Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
+          sh = memref::ViewOp::create(kb, shType, raw, idx(kb, 0), ValueRange{});
+        } else {
+          sh = fn.getWorkgroupAttributions()[0];
+        }
         Ids i = ids(kb, bid, tid);
         loadSlice(kb, v, tid, i, [&](ImplicitLocOpBuilder &lb, Value val, Value e) {
           memref::StoreOp::create(lb, val, sh, ValueRange{e});
@@ -684,6 +701,12 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                       });
             // Grid barrier number n = step * phases + pi + 1: all blocks
             // have arrived when the counter reaches n * grid.
+            if (!gridBarrier) {
+              // The block's barrier also makes its global writes (h, c)
+              // visible to all its threads.
+              gpu::BarrierOp::create(sb);
+              continue;
+            }
             Value n = arith::AddIOp::create(
                 sb, arith::MulIOp::create(sb, step, idx(sb, nph)), idx(sb, pi + 1));
             Value target = arith::IndexCastOp::create(
@@ -725,9 +748,13 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         gpu::ReturnOp::create(kb);
       }
       Value one = idx(b, 1);
+      Value smem = dynamicShared
+                       ? Value(arith::ConstantOp::create(
+                             b, b.getI32IntegerAttr(int32_t(slice * 4))))
+                       : Value();
       gpu::LaunchFuncOp::create(b, fn, gpu::KernelDim3{idx(b, grid), one, one},
                                 gpu::KernelDim3{idx(b, block), one, one},
-                                Value(), o.values);
+                                smem, o.values);
     }
   }
 
@@ -766,6 +793,7 @@ struct Options {
   Mapping mapping;
   std::string design;
   int64_t maxBlocks;
+  int64_t sharedBytes;
 };
 
 LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
@@ -802,11 +830,17 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
   int64_t uMin = llvm::divideCeil(s.H, perDir);
   auto fitsWith = [&](int64_t u) {
-    return s.H * s.G * u * 4 <= kSharedBytes && s.B * u <= 1024;
+    return s.H * s.G * u * 4 <= opts.sharedBytes && s.B * u <= 1024;
   };
   int64_t u = std::max<int64_t>(uMin, std::min<int64_t>(s.H, llvm::divideCeil(32, s.B)));
   if (!fitsWith(u))
     u = uMin;
+  // One block per direction when a direction's whole recurrent matrix fits
+  // its shared memory: the steps then need only the block's own barrier,
+  // not the grid barrier over global atomics (most of a step's time on an
+  // H100 at H = 64).
+  if (fitsWith(s.H))
+    u = s.H;
   bool fits = fitsWith(u);
   bool persistent = opts.design == "persistent" ||
                     (opts.design == "auto" && s.B <= 4 && fits);
@@ -814,7 +848,7 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
     return fail("the persistent kernel does not fit: " + Twine(s.D) + " x " +
                 Twine(llvm::divideCeil(s.H, u)) + " blocks of " + Twine(u) +
                 " units need " + Twine(s.H * s.G * u * 4) +
-                " bytes of shared memory each (at most " + Twine(kSharedBytes) +
+                " bytes of shared memory each (at most " + Twine(opts.sharedBytes) +
                 ") and " + Twine(s.B * u) + " threads (at most 1024)");
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
@@ -857,6 +891,7 @@ struct ConvertRNNToGPUPass
     opts.mapping = mapping == "gpu" ? Mapping::GPU : Mapping::CPU;
     opts.design = design;
     opts.maxBlocks = std::max<int64_t>(1, maxCoResidentBlocks);
+    opts.sharedBytes = std::max<int64_t>(1, sharedBytes);
     SmallVector<rnn::SequenceOp> layers;
     module.walk([&](rnn::SequenceOp op) { layers.push_back(op); });
     for (rnn::SequenceOp op : layers)

@@ -165,6 +165,14 @@ LSTM_OPT_GPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
   ScopedContext scope;
   if (!scope.ok)
     return;
+  // Past 48 KiB a kernel must opt in to its dynamic shared memory (the
+  // persistent kernel keeping a whole weight matrix there).
+  if (smem > 48 * 1024 &&
+      !CHECK(cuFuncSetAttribute(function,
+                                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                smem),
+             nameOf(function)))
+    return;
   CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
                        smem, stream, params, extra),
         nameOf(function));

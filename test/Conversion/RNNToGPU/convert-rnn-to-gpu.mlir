@@ -1,9 +1,12 @@
 // RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-gpu=mapping=cpu --split-input-file | FileCheck %s --check-prefix=CPU
+// RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=448" --split-input-file | FileCheck %s --check-prefix=GRID
+// RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=232448" --split-input-file | FileCheck %s --check-prefix=DYN
 
-// Batch 2: the persistent kernel. H = 7 units, 16 per block at most
-// (a warp of B * U >= 32 threads): one block of 2 x 7 threads; the weight
-// slice H * G * U = 7 * 4 * 7 floats in shared memory.
+// Batch 2: the persistent kernel. The whole recurrent matrix (H * G * H =
+// 7 * 4 * 7 floats) fits a block's shared memory: one block of 2 x 7
+// threads, and a step ends with the block's barrier alone (no grid barrier,
+// no counter).
 // CHECK-LABEL: func.func @lstm(
 // CHECK:   call @__lstm_opt_gpu_layer(
 // CHECK-LABEL: func.func private @__lstm_opt_gpu_layer(
@@ -13,10 +16,9 @@
 // CHECK:   memref.get_global @__lstm_opt_gpu_layer_Rt : memref<196xf32>
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_init blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_proj
-// CHECK:   %[[CTR:.*]] = gpu.alloc () : memref<1xi32>
-// CHECK:   gpu.memset %[[CTR]], %{{.*}} : memref<1xi32>, i32
+// CHECK-NOT: gpu.memset
 // CHECK-NOT: scf.for
-// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist {{.*}} args({{.*}}, %[[CTR]] : memref<1xi32>)
+// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist {{.*}} args({{.*}} : memref<5x1x2x7xf32>){{$}}
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_final
 // CHECK:   gpu.memcpy %[[Y]], %{{.*}} : memref<5x1x2x7xf32>, memref<5x1x2x7xf32>
 // CHECK:   gpu.dealloc
@@ -30,22 +32,36 @@
 // CHECK:     scf.for
 // CHECK:       memref.store %{{.*}}, %[[SH]]
 // CHECK:     gpu.barrier
-// The time loop inside the kernel: the cell, then the grid barrier.
+// The time loop inside the kernel: the cell, then the block's barrier.
 // CHECK:     scf.for %[[S:.*]] = %{{.*}} to %c5
 // CHECK:       scf.if
 // CHECK:         memref.load %[[SH]]
 // CHECK:         math.fma
 // CHECK:         math.tanh
 // CHECK:       gpu.barrier
-// CHECK:       scf.if
-// CHECK:         llvm.fence acq_rel
-// CHECK:         memref.atomic_rmw addi
-// CHECK:         scf.while
-// CHECK:           memref.atomic_rmw addi
-// CHECK:           arith.cmpi slt
-// CHECK:         llvm.fence acq_rel
-// CHECK:       gpu.barrier
+// CHECK-NOT:   memref.atomic_rmw
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_final(
+
+// With room for one unit's weights per block (shared-bytes=448: 7 * 4 * 4
+// floats), 7 blocks of one unit share the steps through the grid barrier: a
+// counter zeroed before the launch, and after each step an arrival and a
+// wait on it between two fences.
+// GRID-LABEL: func.func private @__lstm_opt_gpu_layer(
+// GRID:   %[[CTR:.*]] = gpu.alloc () : memref<1xi32>
+// GRID:   gpu.memset %[[CTR]], %{{.*}} : memref<1xi32>, i32
+// GRID:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist {{.*}} args({{.*}}, %[[CTR]] : memref<1xi32>)
+// GRID:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) workgroup(%{{.*}} : memref<28xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 2, 1, 1>, known_grid_size = array<i32: 7, 1, 1>}
+// GRID:     scf.for %{{.*}} = %{{.*}} to %c5
+// GRID:       math.fma
+// GRID:       gpu.barrier
+// GRID:       scf.if
+// GRID:         llvm.fence acq_rel
+// GRID:         memref.atomic_rmw addi
+// GRID:         scf.while
+// GRID:           memref.atomic_rmw addi
+// GRID:           arith.cmpi slt
+// GRID:         llvm.fence acq_rel
+// GRID:       gpu.barrier
 
 // The same bodies in scf.parallel loops: the shared memory is a [blocks][slice]
 // buffer, the grid barrier the end of one parallel loop per step.
@@ -104,4 +120,28 @@ func.func @gru(%x: tensor<4x8x3xf32>) -> tensor<4x2x8x5xf32> {
   %b = onnx.initializer "B" dense<0.125> : tensor<2x15xf32>
   %y, %hn = rnn.sequence gru bidirectional %x, %w, %r, %b, %b {hidden_size = 5 : i64} : (tensor<4x8x3xf32>, tensor<2x15x3xf32>, tensor<2x15x5xf32>, tensor<2x15xf32>, tensor<2x15xf32>) -> (tensor<4x2x8x5xf32>, tensor<2x8x5xf32>)
   return %y : tensor<4x2x8x5xf32>
+}
+
+// -----
+
+// H = 64: the recurrent matrix (64 * 4 * 64 floats, 64 KiB) is past the 48
+// KiB of static shared memory. With shared-bytes for an sm_90 (227 KiB,
+// what --gpu-chip=sm_90 sets) it is still one block, the matrix in dynamic
+// shared memory: the launch asks for its 65536 bytes.
+// DYN-LABEL: func.func private @__lstm_opt_gpu_layer(
+// DYN:   %[[SMEM:.*]] = arith.constant 65536 : i32
+// DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c64, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// DYN:     %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xf32, #gpu.address_space<workgroup>>
+// DYN-NOT: memref.atomic_rmw
+// Without it (the pass's default, 48 KiB), two blocks and the grid barrier.
+// CHECK-LABEL: func.func private @__lstm_opt_gpu_layer(
+// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c2{{.*}}
+func.func @lstm_h64(%x: tensor<2x1x3xf32>) -> tensor<2x1x1x64xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x256x3xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x256x64xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x256xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 64 : i64} : (tensor<2x1x3xf32>, tensor<1x256x3xf32>, tensor<1x256x64xf32>, tensor<1x256xf32>, tensor<1x256xf32>) -> (tensor<2x1x1x64xf32>, tensor<1x1x64xf32>, tensor<1x1x64xf32>)
+  return %y : tensor<2x1x1x64xf32>
 }
