@@ -10,16 +10,27 @@
 // All calls run in the primary context of device 0 (mgpuSetDefaultDevice
 // changes it before the first call).
 //
+// Device buffers and streams are cached: generated host code allocates its
+// buffers and a stream on every call of a layer and frees them at its end;
+// the driver's cuMemAlloc/cuMemFree/cuStreamCreate cost more than a small
+// layer's kernels. A freed buffer (its stream synchronised first) goes to a
+// pool keyed by its size, which the next allocation of that size takes; a
+// destroyed stream, synchronised, to a pool of streams. The pools hold what
+// one call of each model needs at most (per thread running it) until the
+// process exits; LSTM_OPT_GPU_NO_CACHE=1 turns them off.
+//
 //===----------------------------------------------------------------------===//
 
 #include <cuda.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #define LSTM_OPT_GPU_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -36,6 +47,22 @@ struct State {
 State &state() {
   static State *s = new State;
   return *s;
+}
+
+/// The pools of freed device buffers (by size) and streams. Never destroyed.
+struct Pools {
+  std::mutex mutex;
+  std::multimap<uint64_t, CUdeviceptr> buffers;
+  std::map<CUdeviceptr, uint64_t> sizes; // every buffer allocated through it
+  std::vector<CUstream> streams;
+};
+Pools &pools() {
+  static Pools *p = new Pools;
+  return *p;
+}
+bool caching() {
+  static const bool on = !std::getenv("LSTM_OPT_GPU_NO_CACHE");
+  return on;
 }
 int defaultDevice = 0;
 
@@ -181,12 +208,30 @@ LSTM_OPT_GPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
 LSTM_OPT_GPU_EXPORT CUstream mgpuStreamCreate() {
   ScopedContext scope;
   CUstream stream = nullptr;
-  if (scope.ok)
-    CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  if (!scope.ok)
+    return stream;
+  if (caching()) {
+    std::lock_guard<std::mutex> lock(pools().mutex);
+    if (!pools().streams.empty()) {
+      stream = pools().streams.back();
+      pools().streams.pop_back();
+      return stream;
+    }
+  }
+  CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   return stream;
 }
 
 LSTM_OPT_GPU_EXPORT void mgpuStreamDestroy(CUstream stream) {
+  ScopedContext scope;
+  if (caching() && stream) {
+    // Idle before anyone else takes it.
+    if (!CHECK(cuStreamSynchronize(stream)))
+      return; // a faulted stream is not reused
+    std::lock_guard<std::mutex> lock(pools().mutex);
+    pools().streams.push_back(stream);
+    return;
+  }
   CHECK(cuStreamDestroy(stream));
 }
 
@@ -225,16 +270,49 @@ LSTM_OPT_GPU_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,
   if (!scope.ok || sizeBytes == 0)
     return nullptr;
   CUdeviceptr ptr = 0;
-  if (isHostShared)
+  if (isHostShared) {
     CHECK(cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
-  else
-    CHECK(cuMemAlloc(&ptr, sizeBytes));
+    return reinterpret_cast<void *>(ptr);
+  }
+  if (caching()) {
+    std::lock_guard<std::mutex> lock(pools().mutex);
+    auto it = pools().buffers.find(sizeBytes);
+    if (it != pools().buffers.end()) {
+      ptr = it->second;
+      pools().buffers.erase(it);
+      return reinterpret_cast<void *>(ptr);
+    }
+  }
+  if (CHECK(cuMemAlloc(&ptr, sizeBytes)) && caching()) {
+    std::lock_guard<std::mutex> lock(pools().mutex);
+    pools().sizes[ptr] = sizeBytes;
+  }
   return reinterpret_cast<void *>(ptr);
 }
 
-LSTM_OPT_GPU_EXPORT void mgpuMemFree(void *ptr, CUstream /*stream*/) {
-  if (ptr)
-    CHECK(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
+LSTM_OPT_GPU_EXPORT void mgpuMemFree(void *ptr, CUstream stream) {
+  if (!ptr)
+    return;
+  auto dptr = reinterpret_cast<CUdeviceptr>(ptr);
+  if (caching()) {
+    uint64_t size = 0;
+    {
+      std::lock_guard<std::mutex> lock(pools().mutex);
+      auto it = pools().sizes.find(dptr);
+      if (it != pools().sizes.end())
+        size = it->second;
+    }
+    if (size) {
+      // The stream's work on the buffer is done before it is handed out.
+      ScopedContext scope;
+      if (stream && !CHECK(cuStreamSynchronize(stream)))
+        return; // after a fault the buffer is not reused
+      std::lock_guard<std::mutex> lock(pools().mutex);
+      pools().buffers.emplace(size, dptr);
+      return;
+    }
+  }
+  CHECK(cuMemFree(dptr));
 }
 
 LSTM_OPT_GPU_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
