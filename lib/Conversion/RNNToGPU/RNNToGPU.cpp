@@ -137,9 +137,17 @@ private:
   /// One thread's cell: the dot products over k of gates `gates` against
   /// `src[..][k]`, with weights from `wAt(k, g)`, then the epilogue of
   /// `phase` (0: the whole cell; for the two-phase GRU 1: r, z; 2: n, h).
+  /// `hs`, when given, is the block's copy of the state in shared memory
+  /// (the one-block persistent kernel): the dot products read h (or r*h)
+  /// from it, and the new h (and r*h) are written to it as well.
+  struct SharedState {
+    function_ref<Value(ImplicitLocOpBuilder &, Value k, bool rh)> load;
+    function_ref<void(ImplicitLocOpBuilder &, Value v, bool rh)> store;
+  };
   void cellBody(ImplicitLocOpBuilder &b, ValueRange ops, Value step, Value d,
                 Value bi, Value j, int phase,
-                function_ref<Value(ImplicitLocOpBuilder &, Value k, int64_t g)> wAt);
+                function_ref<Value(ImplicitLocOpBuilder &, Value k, int64_t g)> wAt,
+                const SharedState *hs = nullptr);
 
   ModuleOp module;
   SymbolTable symbols;
@@ -259,7 +267,8 @@ Value LayerEmitter::timeOf(ImplicitLocOpBuilder &b, Value d, Value step) {
 void LayerEmitter::cellBody(
     ImplicitLocOpBuilder &b, ValueRange ops, Value step, Value d, Value bi,
     Value j, int phase,
-    function_ref<Value(ImplicitLocOpBuilder &, Value, int64_t)> wAt) {
+    function_ref<Value(ImplicitLocOpBuilder &, Value, int64_t)> wAt,
+    const SharedState *hs) {
   const int64_t B = s.B, H = s.H;
   Value cur = arith::RemUIOp::create(b, step, idx(b, 2));
   Value nxt = arith::SubIOp::create(b, idx(b, 1), cur);
@@ -279,7 +288,8 @@ void LayerEmitter::cellBody(
       b, idx(b, 0), idx(b, H), idx(b, 1), init,
       [&](OpBuilder &ob, Location loc, Value k, ValueRange acc) {
         ImplicitLocOpBuilder lb(loc, ob);
-        Value hk = phase == 2
+        Value hk = hs ? hs->load(lb, k, phase == 2)
+                   : phase == 2
                        ? memref::LoadOp::create(lb, ops[RHb], ValueRange{d, bi, k})
                        : memref::LoadOp::create(lb, ops[Hb], ValueRange{cur, d, bi, k});
         SmallVector<Value> next;
@@ -308,6 +318,8 @@ void LayerEmitter::cellBody(
   auto finish = [&](Value hNew) {
     memref::StoreOp::create(b, hNew, ops[Hb], ValueRange{nxt, d, bi, j});
     memref::StoreOp::create(b, hNew, ops[Y], ValueRange{t, d, bi, j});
+    if (hs)
+      hs->store(b, hNew, false);
   };
   Value one = f32(b, 1.f);
   auto gruH = [&](Value z, Value n) -> Value {
@@ -321,8 +333,10 @@ void LayerEmitter::cellBody(
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
     memref::StoreOp::create(b, z, ops[Zb], ValueRange{d, bi, j});
-    memref::StoreOp::create(b, arith::MulFOp::create(b, rg, hPrev), ops[RHb],
-                            ValueRange{d, bi, j});
+    Value rh = arith::MulFOp::create(b, rg, hPrev);
+    memref::StoreOp::create(b, rh, ops[RHb], ValueRange{d, bi, j});
+    if (hs)
+      hs->store(b, rh, true);
     return;
   }
   if (phase == 2) {
@@ -589,7 +603,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       });
     };
     auto stepPhase = [&](ImplicitLocOpBuilder &kb, const SmallVector<Value> &v,
-                         Value step, const Ids &i, int phase, ShAccess load) {
+                         Value step, const Ids &i, int phase, ShAccess load,
+                         const SharedState *hs = nullptr) {
       scf::IfOp::create(kb, i.active, [&](OpBuilder &ob, Location l) {
         ImplicitLocOpBuilder ib(l, ob);
         cellBody(ib, v, step, i.d, i.bi, i.j, phase,
@@ -602,7 +617,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                                idx(wb, U)),
                        i.jl);
                    return load(wb, e, Value());
-                 });
+                 },
+                 hs);
         scf::YieldOp::create(ib);
       });
     };
@@ -650,9 +666,13 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                               arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
         pops.push_back(Ctr);
       }
-      // The weight slice: static shared memory up to 48 KiB, else dynamic
-      // shared memory (the runtime opts the kernel in at its launch).
-      const bool dynamicShared = slice * 4 > kSharedBytes;
+      // One block: the state in shared memory too, h double-buffered
+      // ([2][B][H]) and the GRU's r*h ([B][H]) after it.
+      const int64_t stateN = gridBarrier ? 0 : (phases.size() == 2 ? 3 : 2) * B * H;
+      // The weight slice (and the state): static shared memory up to 48
+      // KiB, else dynamic shared memory (the runtime opts the kernel in at
+      // its launch).
+      const bool dynamicShared = (slice + stateN) * 4 > kSharedBytes;
       Operands o = pick(pops);
       gpu::GPUModuleOp gm = kernelModule();
       SymbolTable kernels(gm);
@@ -662,9 +682,18 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       auto shType = MemRefType::get(
           {slice}, b.getF32Type(), MemRefLayoutAttrInterface(),
           gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
+      auto stType = MemRefType::get(
+          {std::max<int64_t>(stateN, 1)}, b.getF32Type(), MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
+      SmallVector<Type> attributions;
+      if (!dynamicShared) {
+        attributions.push_back(shType);
+        if (stateN)
+          attributions.push_back(stType);
+      }
       auto fn = gpu::GPUFuncOp::create(
           kbld, loc, kname, FunctionType::get(ctx(), ValueRange(o.values).getTypes(), {}),
-          dynamicShared ? TypeRange{} : TypeRange{shType});
+          attributions);
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kbld.getUnitAttr());
       fn.setKnownBlockSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)block, 1, 1}));
       fn.setKnownGridSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
@@ -674,31 +703,69 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
         Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
         auto v = view(o, fn.getArguments());
-        Value sh;
+        Value sh, st;
         if (dynamicShared) {
           auto bytes = MemRefType::get(
               {ShapedType::kDynamic}, kb.getI8Type(), MemRefLayoutAttrInterface(),
               gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
           Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
           sh = memref::ViewOp::create(kb, shType, raw, idx(kb, 0), ValueRange{});
+          if (stateN)
+            st = memref::ViewOp::create(kb, stType, raw, idx(kb, slice * 4),
+                                        ValueRange{});
         } else {
           sh = fn.getWorkgroupAttributions()[0];
+          if (stateN)
+            st = fn.getWorkgroupAttributions()[1];
         }
         Ids i = ids(kb, bid, tid);
         loadSlice(kb, v, tid, i, [&](ImplicitLocOpBuilder &lb, Value val, Value e) {
           memref::StoreOp::create(lb, val, sh, ValueRange{e});
         });
+        if (stateN) {
+          // st[0][b][j] = h[0][d][b][j], as the init kernel left it.
+          scf::ForOp::create(kb, tid, idx(kb, B * H), idx(kb, block), ValueRange{},
+                             [&](OpBuilder &ob, Location l, Value e, ValueRange) {
+            ImplicitLocOpBuilder lb(l, ob);
+            auto bj = delinearize(lb, e, {B, H});
+            Value h = memref::LoadOp::create(
+                lb, v[Hb], ValueRange{idx(lb, 0), i.d, bj[0], bj[1]});
+            memref::StoreOp::create(lb, h, st, ValueRange{e});
+            scf::YieldOp::create(lb);
+          });
+        }
         gpu::BarrierOp::create(kb);
         Value ctr = v[Ctr];
         int64_t nph = phases.size();
         scf::ForOp::create(kb, idx(kb, 0), idx(kb, T), idx(kb, 1), ValueRange{},
                            [&](OpBuilder &ob, Location l, Value step, ValueRange) {
           ImplicitLocOpBuilder sb(l, ob);
+          // st[slot][b][k]: slot step % 2 is h, the other the new h, 2 r*h.
+          auto stateIndex = [&](ImplicitLocOpBuilder &wb, Value slot, Value k) {
+            return arith::AddIOp::create(
+                wb,
+                arith::MulIOp::create(
+                    wb, arith::AddIOp::create(wb, arith::MulIOp::create(wb, slot, idx(wb, B)), i.bi),
+                    idx(wb, H)),
+                k);
+          };
+          auto stateLoad = [&](ImplicitLocOpBuilder &wb, Value k, bool rh) -> Value {
+            Value slot = rh ? idx(wb, 2) : arith::RemUIOp::create(wb, step, idx(wb, 2));
+            return memref::LoadOp::create(wb, st, ValueRange{stateIndex(wb, slot, k)});
+          };
+          auto stateStore = [&](ImplicitLocOpBuilder &wb, Value val, bool rh) {
+            Value slot = rh ? idx(wb, 2)
+                            : arith::SubIOp::create(
+                                  wb, idx(wb, 1), arith::RemUIOp::create(wb, step, idx(wb, 2)));
+            memref::StoreOp::create(wb, val, st, ValueRange{stateIndex(wb, slot, i.jl)});
+          };
+          SharedState state{stateLoad, stateStore};
           for (auto [pi, phase] : llvm::enumerate(phases)) {
             stepPhase(sb, v, step, i, phase,
                       [&](ImplicitLocOpBuilder &wb, Value e, Value) -> Value {
                         return memref::LoadOp::create(wb, sh, ValueRange{e});
-                      });
+                      },
+                      stateN ? &state : nullptr);
             // Grid barrier number n = step * phases + pi + 1: all blocks
             // have arrived when the counter reaches n * grid.
             if (!gridBarrier) {
@@ -750,7 +817,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       Value one = idx(b, 1);
       Value smem = dynamicShared
                        ? Value(arith::ConstantOp::create(
-                             b, b.getI32IntegerAttr(int32_t(slice * 4))))
+                             b, b.getI32IntegerAttr(int32_t((slice + stateN) * 4))))
                        : Value();
       gpu::LaunchFuncOp::create(b, fn, gpu::KernelDim3{idx(b, grid), one, one},
                                 gpu::KernelDim3{idx(b, block), one, one},
@@ -839,7 +906,8 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   // its shared memory: the steps then need only the block's own barrier,
   // not the grid barrier over global atomics (most of a step's time on an
   // H100 at H = 64).
-  if (fitsWith(s.H))
+  int64_t stateBytes = (s.twoPhase() ? 3 : 2) * s.B * s.H * 4;
+  if (fitsWith(s.H) && s.H * s.G * s.H * 4 + stateBytes <= opts.sharedBytes)
     u = s.H;
   bool fits = fitsWith(u);
   bool persistent = opts.design == "persistent" ||

@@ -25,19 +25,26 @@
 // CHECK: gpu.module @__lstm_opt_kernels
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_init({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_proj(
-// CHECK:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) workgroup(%[[SH:.*]] : memref<196xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 14, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// CHECK:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) workgroup(%[[SH:.*]] : memref<196xf32, #gpu.address_space<workgroup>>, %[[ST:.*]] : memref<28xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 14, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // CHECK:     gpu.block_id x
 // CHECK:     gpu.thread_id x
-// The weight slice into shared memory, once.
+// The weight slice into shared memory, once; so is the initial state (the
+// block's copy of h, double-buffered: 2 x 2 x 7 floats).
 // CHECK:     scf.for
 // CHECK:       memref.store %{{.*}}, %[[SH]]
+// CHECK:     scf.for
+// CHECK:       memref.store %{{.*}}, %[[ST]]
 // CHECK:     gpu.barrier
-// The time loop inside the kernel: the cell, then the block's barrier.
+// The time loop inside the kernel: the cell (h from the block's copy, the
+// weights from the slice; the new h to global memory and to the copy), then
+// the block's barrier.
 // CHECK:     scf.for %[[S:.*]] = %{{.*}} to %c5
 // CHECK:       scf.if
+// CHECK:         memref.load %[[ST]]
 // CHECK:         memref.load %[[SH]]
 // CHECK:         math.fma
 // CHECK:         math.tanh
+// CHECK:         memref.store %{{.*}}, %[[ST]]
 // CHECK:       gpu.barrier
 // CHECK-NOT:   memref.atomic_rmw
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_final(
@@ -127,16 +134,18 @@ func.func @gru(%x: tensor<4x8x3xf32>) -> tensor<4x2x8x5xf32> {
 // H = 64: the recurrent matrix (64 * 4 * 64 floats, 64 KiB) is past the 48
 // KiB of static shared memory. With shared-bytes for an sm_90 (227 KiB,
 // what --gpu-chip=sm_90 sets) it is still one block, the matrix in dynamic
-// shared memory: the launch asks for its 65536 bytes.
-// DYN-LABEL: func.func private @__lstm_opt_gpu_layer(
-// DYN:   %[[SMEM:.*]] = arith.constant 65536 : i32
+// shared memory, with the block's copy of h after it (2 x 64 floats): the
+// launch asks for 65536 + 512 bytes.
+// DYN-LABEL: func.func @lstm_h64(
+// DYN:   %[[SMEM:.*]] = arith.constant 66048 : i32
 // DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c64, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
 // DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // DYN:     %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xf32, #gpu.address_space<workgroup>>
+// DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128xf32, #gpu.address_space<workgroup>>
 // DYN-NOT: memref.atomic_rmw
 // Without it (the pass's default, 48 KiB), two blocks and the grid barrier.
-// CHECK-LABEL: func.func private @__lstm_opt_gpu_layer(
+// CHECK-LABEL: func.func @lstm_h64(
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c2{{.*}}
 func.func @lstm_h64(%x: tensor<2x1x3xf32>) -> tensor<2x1x1x64xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x256x3xf32>
