@@ -154,13 +154,16 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     recurrence: one fused gate kernel launch per time step (each thread one
     (batch row, hidden unit): its G dot products over H, then the whole
     cell epilogue), or, for batch <= 4, one persistent kernel for all steps
-    (each block keeps its recurrent-weight slice in shared memory; a
-    software grid barrier separates the steps). With `mapping=gpu` the
+    (each block keeps its recurrent-weight slice in shared memory; one
+    block per direction, with h in shared memory too, when a direction's
+    whole matrix fits `shared-bytes`, else a software grid barrier
+    separates the steps). With `mapping=gpu` the
     kernels are `gpu.func`s of one `gpu.module` launched by
     `gpu.launch_func` on `gpu.alloc`'ed device buffers; with `mapping=cpu`
     the same kernel bodies are placed in `scf.parallel` loops over
     (blocks, threads) of a plain function, for testing on the CPU.
-    `sequence_lens` is refused. See docs/passes/convert-rnn-to-gpu.md.
+    Layers with `sequence_lens` are left, with a remark, for
+    `convert-rnn-to-cpu`. See docs/passes/convert-rnn-to-gpu.md.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

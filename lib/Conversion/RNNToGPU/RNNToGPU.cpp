@@ -12,8 +12,11 @@
 //              (GRU with the reset before the GEMM: two launches per step)
 //     persist  batch <= 4: one launch for all steps; block (d, slice of U
 //              units) copies Rt[d][:, :, slice] into shared memory once,
-//              threads (b, unit); after each step (each phase) a grid-wide
-//              software barrier on a global counter
+//              threads (b, unit). When a direction's whole matrix fits
+//              (U = H) one block per direction, which keeps h in shared
+//              memory too and syncs each step with its own barrier; else
+//              after each step (each phase) a grid-wide software barrier on
+//              a global counter. Past 48 KiB, dynamic shared memory.
 //   final      hn = h[T%2], cn = c
 //
 // Weights are transposed at compile time to `[D][K][G][H]` (unit fastest)
