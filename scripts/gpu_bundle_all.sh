@@ -27,7 +27,12 @@ for v in ${VARIANTS:-$ALL}; do
   timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v" --repeat 20 --out "rep-$v" > "log-$v.txt" 2>&1
   echo "$v rc=$? $(tail -1 "log-$v.txt" | cut -c1-80)"
 done
-python3 run.py --merge rep-*.json --out gpu_bundle > /dev/null; echo "merged: $(grep counts gpu_bundle.md)"
+# The same models called from 4 threads at once (shared runtime state).
+for v in ${THREAD_VARIANTS:-cudnn-f32 gpu-persistent gpu-step}; do
+  timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v" --threads 4 --repeat 3 --out "rep-threads-$v" > "log-threads-$v.txt" 2>&1
+  echo "$v x4 threads rc=$? $(tail -1 "log-threads-$v.txt" | cut -c1-60)"
+done
+python3 run.py --merge $(ls rep-*.json | grep -v rep-threads) --out gpu_bundle > /dev/null; echo "merged: $(grep counts gpu_bundle.md)"
 grep -h "| FAILED\|| not built" gpu_bundle.md | cut -c1-250 | head -20
 if [ -z "${NOBENCH:-}" ] && [ -f bench.py ]; then
   timeout ${BENCH_TIMEOUT:-300} python3 bench.py --repeat 30 ${BENCH_ARGS:-} > log-bench.txt 2>&1; echo "bench rc=$?"
