@@ -286,6 +286,21 @@ void LayerEmitter::cellBody(
     gates = {2};
   else
     gates = llvm::to_vector(llvm::seq<int64_t>(0, s.G));
+  // Everything the epilogue reads from global memory is loaded before the
+  // dot products, so that the loads' latency hides behind them: the
+  // projected input of each gate, h_prev, c, the GRU's z and Rbn.
+  SmallVector<Value> pOf(s.G);
+  for (int64_t g : gates)
+    pOf[g] = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, g), j});
+  Value hPrev = hs ? hs->load(b, j, false)
+                   : memref::LoadOp::create(b, ops[Hb], ValueRange{cur, d, bi, j});
+  Value cOld = s.isLSTM() ? memref::LoadOp::create(b, ops[Cb], ValueRange{d, bi, j})
+                          : Value();
+  Value zOld = phase == 2 ? memref::LoadOp::create(b, ops[Zb], ValueRange{d, bi, j})
+                          : Value();
+  Value rbn = phase == 0 && s.isGRU()
+                  ? memref::LoadOp::create(b, ops[Brn], ValueRange{d, j})
+                  : Value();
   SmallVector<Value> init(gates.size(), f32(b, 0.f));
   auto loop = scf::ForOp::create(
       b, idx(b, 0), idx(b, H), idx(b, 1), init,
@@ -314,10 +329,8 @@ void LayerEmitter::cellBody(
       (void)loopUnrollByFactor(loop, factor);
   }
   auto pre = [&](int64_t g, Value acc) -> Value {
-    Value p = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, g), j});
-    return arith::AddFOp::create(b, acc, p);
+    return arith::AddFOp::create(b, acc, pOf[g]);
   };
-  Value hPrev = memref::LoadOp::create(b, ops[Hb], ValueRange{cur, d, bi, j});
   auto finish = [&](Value hNew) {
     memref::StoreOp::create(b, hNew, ops[Hb], ValueRange{nxt, d, bi, j});
     memref::StoreOp::create(b, hNew, ops[Y], ValueRange{t, d, bi, j});
@@ -344,8 +357,7 @@ void LayerEmitter::cellBody(
   }
   if (phase == 2) {
     Value n = act(b, d, 1, clip(b, pre(2, acc[0])));
-    Value z = memref::LoadOp::create(b, ops[Zb], ValueRange{d, bi, j});
-    finish(gruH(z, n));
+    finish(gruH(zOld, n));
     return;
   }
   if (s.isLSTM()) {
@@ -353,7 +365,6 @@ void LayerEmitter::cellBody(
     Value f = act(b, d, 0, clip(b, pre(1, acc[1])));
     Value g = act(b, d, 1, clip(b, pre(2, acc[2])));
     Value o = act(b, d, 0, clip(b, pre(3, acc[3])));
-    Value cOld = memref::LoadOp::create(b, ops[Cb], ValueRange{d, bi, j});
     Value c = arith::AddFOp::create(b, arith::MulFOp::create(b, f, cOld),
                                     arith::MulFOp::create(b, i, g));
     memref::StoreOp::create(b, c, ops[Cb], ValueRange{d, bi, j});
@@ -362,8 +373,7 @@ void LayerEmitter::cellBody(
     // linear_before_reset: n = act(Wn x + Wbn + r * (Rn h + Rbn)).
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
-    Value rbn = memref::LoadOp::create(b, ops[Brn], ValueRange{d, j});
-    Value pn = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, 2), j});
+    Value pn = pOf[2];
     Value n = act(b, d, 1, clip(b, arith::AddFOp::create(
                                        b, pn, arith::MulFOp::create(
                                                   b, rg, arith::AddFOp::create(b, acc[2], rbn)))));
