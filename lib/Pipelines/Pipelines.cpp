@@ -63,14 +63,14 @@ void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
 }
 
 /// convert-rnn-to-gpu for the GPU (mapping=gpu) of `chip`: the opt-in shared
-/// memory per block of the chip (sm_80: 163 KiB, sm_90: 227 KiB) bounds the
-/// persistent kernel's blocks, which may keep a whole weight matrix there.
+/// memory per block of the chip bounds the persistent kernel's blocks, which
+/// may keep a whole weight matrix there.
 static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
                                                    StringRef design) {
   ConvertRNNToGPUPassOptions gpu;
   gpu.mapping = "gpu";
   gpu.design = design.str();
-  gpu.sharedBytes = chip.starts_with("sm_9") ? 227 * 1024 : 163 * 1024;
+  gpu.sharedBytes = gpu_kernels::chipSharedBytes(chip);
   return gpu;
 }
 

@@ -2,6 +2,8 @@
 
 #include "lstm-opt/Tools/CompileOptions.h"
 
+#include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
+#include "lstm-opt/Conversion/RNNToGPU/RNNToGPU.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -110,7 +112,7 @@ CompileOptions::boundInputs() const {
 
 llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   auto oneOf = [](llvm::StringRef flag, llvm::StringRef value,
-                  std::initializer_list<llvm::StringRef> allowed) -> llvm::Error {
+                  llvm::ArrayRef<llvm::StringRef> allowed) -> llvm::Error {
     for (llvm::StringRef a : allowed)
       if (value == a)
         return llvm::Error::success();
@@ -124,15 +126,14 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   if (batchTile < 0 || batchTile > 8)
     return llvm::createStringError("--batch-tile takes 0 to 8, not " +
                                    std::to_string(batchTile));
-  if (llvm::Error e = oneOf("cudnn-data-type", cudnnDataType, {"f32", "f16"}))
+  // The values each pass takes, from the pass (one list each).
+  if (llvm::Error e = oneOf("cudnn-data-type", cudnnDataType, cudnn::dataTypeNames()))
     return e;
-  if (llvm::Error e = oneOf("cudnn-algo", cudnnAlgo,
-                                {"auto", "standard", "persist-static",
-                                 "persist-small-h"}))
+  if (llvm::Error e = oneOf("cudnn-algo", cudnnAlgo, cudnn::algoNames()))
     return e;
-  if (llvm::Error e = oneOf("gpu-chip", gpuChip, {"sm_80", "sm_90"}))
+  if (llvm::Error e = oneOf("gpu-chip", gpuChip, gpu_kernels::chipNames()))
     return e;
-  if (llvm::Error e = oneOf("gpu-design", gpuDesign, {"auto", "step", "persistent"}))
+  if (llvm::Error e = oneOf("gpu-design", gpuDesign, gpu_kernels::designNames()))
     return e;
   o.threads = threadsOpt;
   o.batchTile = batchTile;

@@ -29,7 +29,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CONVERTRNNTOCUDNNPASS
@@ -244,24 +244,36 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
   return rnn::replaceWithBuffers(op, outs);
 }
 
+} // namespace
+
+llvm::ArrayRef<llvm::StringRef> lstm_opt::cudnn::algoNames() {
+  static const llvm::StringRef names[] = {"standard", "persist-static",
+                                          "persist-small-h", "auto"};
+  return names;
+}
+
+llvm::ArrayRef<llvm::StringRef> lstm_opt::cudnn::dataTypeNames() {
+  static const llvm::StringRef names[] = {"f32", "f16"};
+  return names;
+}
+
+namespace {
+
 struct ConvertRNNToCUDNNPass
     : public lstm_opt::impl::ConvertRNNToCUDNNPassBase<ConvertRNNToCUDNNPass> {
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    int64_t dt = dataType == "f16" ? 1 : 0;
-    if (dataType != "f32" && dataType != "f16") {
+    auto types = cudnn::dataTypeNames();
+    int64_t dt = llvm::find(types, StringRef(dataType)) - types.begin();
+    if (dt == int64_t(types.size())) {
       module.emitError() << "convert-rnn-to-cudnn: data-type is f32 or f16, not '"
                          << dataType << "'";
       return signalPassFailure();
     }
-    int64_t al = llvm::StringSwitch<int64_t>(algo)
-                     .Case("standard", 0)
-                     .Case("persist-static", 1)
-                     .Case("persist-small-h", 2)
-                     .Case("auto", 3)
-                     .Default(-1);
-    if (al < 0) {
+    auto algos = cudnn::algoNames();
+    int64_t al = llvm::find(algos, StringRef(algo)) - algos.begin();
+    if (al == int64_t(algos.size())) {
       module.emitError() << "convert-rnn-to-cudnn: algo is auto, standard, "
                             "persist-static or persist-small-h, not '"
                          << algo << "'";

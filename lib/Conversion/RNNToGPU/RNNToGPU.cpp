@@ -953,6 +953,24 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   return rnn::emitLayerCall(b, op, fn, op.getX(), inputs, s, fail);
 }
 
+} // namespace
+
+llvm::ArrayRef<llvm::StringRef> lstm_opt::gpu_kernels::designNames() {
+  static const llvm::StringRef names[] = {"auto", "step", "persistent"};
+  return names;
+}
+
+llvm::ArrayRef<llvm::StringRef> lstm_opt::gpu_kernels::chipNames() {
+  static const llvm::StringRef names[] = {"sm_80", "sm_90"};
+  return names;
+}
+
+int64_t lstm_opt::gpu_kernels::chipSharedBytes(llvm::StringRef chip) {
+  return chip.starts_with("sm_9") ? 227 * 1024 : 163 * 1024;
+}
+
+namespace {
+
 struct ConvertRNNToGPUPass
     : public lstm_opt::impl::ConvertRNNToGPUPassBase<ConvertRNNToGPUPass> {
   using Base::Base;
@@ -964,7 +982,7 @@ struct ConvertRNNToGPUPass
                          << mapping << "'";
       return signalPassFailure();
     }
-    if (design != "auto" && design != "step" && design != "persistent") {
+    if (!llvm::is_contained(gpu_kernels::designNames(), StringRef(design))) {
       module.emitError() << "convert-rnn-to-gpu: design must be auto, step or "
                             "persistent, not '" << design << "'";
       return signalPassFailure();

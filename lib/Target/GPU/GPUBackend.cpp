@@ -22,7 +22,7 @@ using namespace lstm_opt::gpu_backend;
 
 FailureOr<std::string>
 lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) {
-  if (options.chip != "sm_80" && options.chip != "sm_90") {
+  if (!llvm::is_contained(gpu_kernels::chipNames(), StringRef(options.chip))) {
     module.emitError() << "--gpu-chip takes sm_80 or sm_90, not '"
                        << options.chip << "'";
     return failure();

@@ -18,6 +18,15 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CONVERTRNNTOCUDNNPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
+namespace cudnn {
+/// The values of convert-rnn-to-cudnn's `algo` option (and of
+/// `--cudnn-algo`), each at the index that is its code in the runtime's
+/// config: 0 standard, 1 persist-static, 2 persist-small-h, 3 auto.
+llvm::ArrayRef<llvm::StringRef> algoNames();
+/// The values of `data-type` (`--cudnn-data-type`): 0 f32, 1 f16.
+llvm::ArrayRef<llvm::StringRef> dataTypeNames();
+} // namespace cudnn
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_RNNTOCUDNN_RNNTOCUDNN_H

@@ -33,6 +33,16 @@ namespace lstm_opt {
 /// Name of the one gpu.module holding every generated kernel of a module.
 constexpr const char *kGPUKernelModuleName = "__lstm_opt_kernels";
 
+namespace gpu_kernels {
+/// The values of convert-rnn-to-gpu's `design` option (`--gpu-design`).
+llvm::ArrayRef<llvm::StringRef> designNames();
+/// The GPUs the kernels are generated for (`--gpu-chip`).
+llvm::ArrayRef<llvm::StringRef> chipNames();
+/// The shared memory a block may opt in to on `chip` (bytes; sm_80: 163
+/// KiB, sm_90: 227 KiB): the `shared-bytes` the GPU pipelines set.
+int64_t chipSharedBytes(llvm::StringRef chip);
+} // namespace gpu_kernels
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_RNNTOGPU_RNNTOGPU_H
