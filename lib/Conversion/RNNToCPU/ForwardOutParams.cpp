@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CPUFORWARDOUTPARAMSPASS
@@ -30,18 +31,26 @@ bool plainStatic(Type t) {
   return m && m.hasStaticShape() && m.getLayout().isIdentity();
 }
 
-/// Every use of `alloc` other than `reshape` is a dealloc or sits (maybe
+/// Every use of `alloc`, and of every view of it (subview, cast, reshape:
+/// ViewLikeOpInterface), other than `reshape` is a dealloc or sits (maybe
 /// nested) in an op of `block` before `copy`: nothing reads or writes the
 /// buffer after the copy, so it can be the out-parameter itself.
 bool usedOnlyBefore(memref::AllocOp alloc, Operation *reshape,
                     memref::CopyOp copy) {
   Block *block = copy->getBlock();
-  for (Operation *user : alloc->getUsers()) {
-    if (user == reshape || isa<memref::DeallocOp>(user))
-      continue;
-    Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (!inBlock || !inBlock->isBeforeInBlock(copy))
-      return false;
+  SmallVector<Value> buffers = {alloc.getResult()};
+  while (!buffers.empty()) {
+    Value buffer = buffers.pop_back_val();
+    for (Operation *user : buffer.getUsers()) {
+      if (user == reshape || isa<memref::DeallocOp>(user))
+        continue;
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock || !inBlock->isBeforeInBlock(copy))
+        return false;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == buffer)
+          buffers.append(user->result_begin(), user->result_end());
+    }
   }
   return true;
 }
