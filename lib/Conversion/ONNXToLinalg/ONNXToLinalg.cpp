@@ -125,26 +125,6 @@ Value createIntTensor(OpBuilder &b, Location loc, RankedTensorType type,
   return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, ints));
 }
 
-/// The result shape of numpy broadcasting, or failure.
-FailureOr<Shape> broadcastShapes(ArrayRef<ArrayRef<int64_t>> shapes) {
-  size_t rank = 0;
-  for (ArrayRef<int64_t> s : shapes)
-    rank = std::max(rank, s.size());
-  Shape out(rank, 1);
-  for (ArrayRef<int64_t> s : shapes) {
-    size_t off = rank - s.size();
-    for (size_t i = 0; i < s.size(); ++i) {
-      int64_t &o = out[off + i];
-      if (s[i] == o || s[i] == 1)
-        continue;
-      if (o != 1)
-        return failure();
-      o = s[i];
-    }
-  }
-  return out;
-}
-
 /// Maps the loops of a `rank`-d iteration space to the dimensions of an
 /// operand of shape `shape`, aligned to the right (numpy): a size-1 dimension
 /// where the loop is longer reads index 0.
@@ -166,13 +146,6 @@ AffineMap getProjectionMap(MLIRContext *ctx, ArrayRef<bool> reduced) {
     if (!r)
       exprs.push_back(getAffineDimExpr(i, ctx));
   return AffineMap::get(reduced.size(), 0, exprs, ctx);
-}
-
-/// Normalises an axis in [-rank, rank) to [0, rank).
-std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
 }
 
 /// One dimension of an ONNX Slice after clamping: elements
@@ -283,7 +256,15 @@ private:
   FailureOr<Results> lowerPow(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
-  FailureOr<SmallVector<SliceDim>> computeSlice(onnx::SliceOp op);
+  /// The result shapes the op's shape rule gives over the lowered operands;
+  /// its refusal, or a shape not known at compile time, is an error.
+  FailureOr<SmallVector<Shape>> ruleShapes(Operation *op);
+  FailureOr<Shape> ruleShape(Operation *op) {
+    auto shapes = ruleShapes(op);
+    if (failed(shapes))
+      return failure();
+    return (*shapes)[0];
+  }
   FailureOr<Results> lower(onnx::SliceOp op);
   FailureOr<Results> lower(onnx::ConcatOp op);
   FailureOr<Results> lower(onnx::SplitOp op);
@@ -324,6 +305,21 @@ FunctionLowering::constantInts(Operation *op, Value v, StringRef what) {
   return error(op) << "'" << what
                    << "' is not a compile-time constant (the CPU backend "
                       "needs static shapes)";
+}
+
+FailureOr<SmallVector<Shape>> FunctionLowering::ruleShapes(Operation *op) {
+  auto intsOf = [](Value v) { return onnx::getConstantInts(v); };
+  onnx::ShapeQuery query(nullptr, intsOf);
+  SmallVector<ShapedTypeComponents> shapes;
+  if (failed(onnx::inferResultShapes(op, query, shapes)))
+    return error(op) << query.getReason();
+  SmallVector<Shape> out;
+  for (const ShapedTypeComponents &s : shapes) {
+    if (!s.hasRank() || llvm::any_of(s.getDims(), ShapedType::isDynamic))
+      return error(op) << "the result shape is not known at compile time";
+    out.emplace_back(s.getDims());
+  }
+  return out;
 }
 
 /// Axes from an attribute or an input (none: absent, an empty list).
@@ -578,84 +574,30 @@ FailureOr<Results> FunctionLowering::lowerReshapeLike(Operation *op, Value data,
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::ReshapeOp op) {
-  auto target = constantInts(op, op.getShape(), "shape");
-  if (failed(target))
+  if (failed(constantInts(op, op.getShape(), "shape")))
     return failure();
-  ArrayRef<int64_t> in = shapeOf(op.getData());
-  Shape shape;
-  int64_t inferred = -1, known = 1;
-  for (auto [i, d] : llvm::enumerate(*target)) {
-    if (d == 0 && !op.getAllowzero()) {
-      if (i >= in.size())
-        return error(op) << "shape entry " << i
-                         << " is 0 (copy) but the input has rank " << in.size();
-      d = in[i];
-    } else if (d == -1) {
-      if (inferred >= 0)
-        return error(op) << "more than one -1 in the shape";
-      inferred = i;
-      shape.push_back(1);
-      continue;
-    } else if (d < 0) {
-      return error(op) << "invalid shape entry " << d;
-    }
-    shape.push_back(d);
-    known *= d;
-  }
-  if (inferred >= 0) {
-    int64_t n = getNumElements(in);
-    if (known == 0 || n % known != 0)
-      return error(op) << "cannot infer the -1 dimension reshaping "
-                       << op.getData().getType();
-    shape[inferred] = n / known;
-  }
-  return lowerReshapeLike(op, op.getData(), shape);
+  auto shape = ruleShape(op);
+  if (failed(shape))
+    return failure();
+  return lowerReshapeLike(op, op.getData(), *shape);
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::SqueezeOp op) {
-  ArrayRef<int64_t> in = shapeOf(op.getData());
-  int64_t rank = in.size();
-  auto axes = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
-  if (failed(axes))
+  if (failed(readAxes(op, op.getAxes(), op.getAxesAttr(), "axes")))
     return failure();
-  SmallVector<bool> drop(rank, false);
-  if (axes->empty()) {
-    for (int64_t i = 0; i < rank; ++i)
-      drop[i] = in[i] == 1;
-  }
-  for (int64_t a : *axes) {
-    auto axis = normalizeAxis(a, rank);
-    if (!axis)
-      return error(op) << "axis " << a << " is out of range for rank " << rank;
-    if (in[*axis] != 1)
-      return error(op) << "cannot squeeze dimension " << *axis << " of size "
-                       << in[*axis];
-    drop[*axis] = true;
-  }
-  Shape shape;
-  for (int64_t i = 0; i < rank; ++i)
-    if (!drop[i])
-      shape.push_back(in[i]);
-  return lowerReshapeLike(op, op.getData(), shape);
+  auto shape = ruleShape(op);
+  if (failed(shape))
+    return failure();
+  return lowerReshapeLike(op, op.getData(), *shape);
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::UnsqueezeOp op) {
-  ArrayRef<int64_t> in = shapeOf(op.getData());
-  auto axes = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
-  if (failed(axes))
+  if (failed(readAxes(op, op.getAxes(), op.getAxesAttr(), "axes")))
     return failure();
-  int64_t rank = in.size() + axes->size();
-  SmallVector<bool> inserted(rank, false);
-  for (int64_t a : *axes) {
-    auto axis = normalizeAxis(a, rank);
-    if (!axis || inserted[*axis])
-      return error(op) << "invalid axes for output rank " << rank;
-    inserted[*axis] = true;
-  }
-  Shape shape;
-  for (int64_t i = 0, j = 0; i < rank; ++i)
-    shape.push_back(inserted[i] ? 1 : in[j++]);
-  return lowerReshapeLike(op, op.getData(), shape);
+  auto shape = ruleShape(op);
+  if (failed(shape))
+    return failure();
+  return lowerReshapeLike(op, op.getData(), *shape);
 }
 
 FailureOr<Results> FunctionLowering::lowerFlatten(onnx::NodeOp op) {
@@ -675,110 +617,53 @@ FailureOr<Results> FunctionLowering::lowerFlatten(onnx::NodeOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::TransposeOp op) {
-  ArrayRef<int64_t> in = shapeOf(op.getData());
-  int64_t rank = in.size();
+  auto shape = ruleShape(op);
+  if (failed(shape))
+    return failure();
+  int64_t rank = shape->size();
   SmallVector<int64_t> perm;
   if (auto p = op.getPerm())
     perm.assign(p->begin(), p->end());
   else
     for (int64_t i = rank - 1; i >= 0; --i)
       perm.push_back(i);
-  if ((int64_t)perm.size() != rank)
-    return error(op) << "perm has " << perm.size() << " entries for rank "
-                     << rank;
   if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
     return Results{op.getData()};
-  Shape shape;
-  for (int64_t p : perm)
-    shape.push_back(in[p]);
   Location loc = op.getLoc();
-  Value init = empty(loc, shape, elementTypeOf(op.getData()));
-  if (getNumElements(shape) == 0)
+  Value init = empty(loc, *shape, elementTypeOf(op.getData()));
+  if (getNumElements(*shape) == 0)
     return Results{init};
   auto t = linalg::TransposeOp::create(b, loc, op.getData(), init, perm);
   return Results{t.getResult()[0]};
 }
 
-FailureOr<SmallVector<SliceDim>>
-FunctionLowering::computeSlice(onnx::SliceOp op) {
-  ArrayRef<int64_t> in = shapeOf(op.getData());
-  int64_t rank = in.size();
-  SmallVector<int64_t> starts, ends, axes, steps;
-  if (op.getStartsAttr()) {
-    starts.assign(op.getStartsAttr()->begin(), op.getStartsAttr()->end());
-    ends.assign(op.getEndsAttr()->begin(), op.getEndsAttr()->end());
-  } else {
-    auto s = constantInts(op, op.getStarts(), "starts");
-    if (failed(s))
-      return failure();
-    auto e = constantInts(op, op.getEnds(), "ends");
-    if (failed(e))
-      return failure();
-    starts = *s;
-    ends = *e;
-  }
-  auto a = readAxes(op, op.getAxes(), op.getAxesAttr(), "axes");
-  if (failed(a))
-    return failure();
-  axes = *a;
-  if (axes.empty())
-    for (int64_t i = 0, e = starts.size(); i < e; ++i)
-      axes.push_back(i);
-  if (!isa<NoneType>(op.getSteps().getType())) {
-    auto s = constantInts(op, op.getSteps(), "steps");
-    if (failed(s))
-      return failure();
-    steps = *s;
-  } else {
-    steps.assign(starts.size(), 1);
-  }
-  if (ends.size() != starts.size() || axes.size() != starts.size() ||
-      steps.size() != starts.size())
-    return error(op) << "starts, ends, axes and steps differ in length";
-
-  SmallVector<SliceDim> dims;
-  for (int64_t d : in)
-    dims.push_back({0, d, 1});
-  SmallVector<bool> seen(rank, false);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    auto axis = normalizeAxis(axes[i], rank);
-    if (!axis || seen[*axis])
-      return error(op) << "invalid or repeated axis " << axes[i];
-    seen[*axis] = true;
-    int64_t dim = in[*axis], step = steps[i];
-    if (step == 0)
-      return error(op) << "step 0";
-    int64_t start = starts[i], end = ends[i];
-    if (start < 0)
-      start += dim;
-    if (end < 0)
-      end += dim;
-    int64_t size = 0;
-    if (step > 0) {
-      start = std::clamp<int64_t>(start, 0, dim);
-      end = std::clamp<int64_t>(end, 0, dim);
-      size = end > start ? (end - start + step - 1) / step : 0;
-    } else if (dim > 0) {
-      start = std::clamp<int64_t>(start, 0, dim - 1);
-      end = std::clamp<int64_t>(end, -1, dim - 1);
-      size = start > end ? (start - end - step - 1) / -step : 0;
-    }
-    dims[*axis] = {size ? start : 0, size, step};
-  }
-  return dims;
-}
-
 FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
-  auto dims = computeSlice(op);
-  if (failed(dims))
+  // The bounds must be constants; the window is the shape rule's.
+  if (!op.getStartsAttr())
+    if (failed(constantInts(op, op.getStarts(), "starts")) ||
+        failed(constantInts(op, op.getEnds(), "ends")))
+      return failure();
+  if (failed(readAxes(op, op.getAxes(), op.getAxesAttr(), "axes")) ||
+      failed(readAxes(op, op.getSteps(), std::nullopt, "steps")))
     return failure();
   Location loc = op.getLoc();
   Value data = op.getData();
   Type elemType = elementTypeOf(data);
   ArrayRef<int64_t> in = shapeOf(data);
-  Shape shape;
-  for (const SliceDim &d : *dims)
-    shape.push_back(d.size);
+  auto intsOf = [](Value v) { return onnx::getConstantInts(v); };
+  onnx::ShapeQuery query(nullptr, intsOf);
+  bool known;
+  auto window = onnx::SliceOp::getWindow(query, onnx::SliceOp::Adaptor(op),
+                                         in, known);
+  if (failed(window))
+    return error(op) << query.getReason();
+  if (!known)
+    return error(op) << "the bounds are not known at compile time";
+  SmallVector<SliceDim> dims;
+  for (auto [first, size, step] :
+       llvm::zip(window->first, window->size, window->step))
+    dims.push_back({first, size, step});
+  Shape shape(window->size);
   if (getNumElements(shape) == 0)
     return Results{empty(loc, shape, elemType)};
 
@@ -791,7 +676,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
         int64_t linear = 0;
         for (size_t k = 0; k < shape.size(); ++k)
           linear =
-              linear * in[k] + (*dims)[k].start + index[k] * (*dims)[k].step;
+              linear * in[k] + dims[k].start + index[k] * dims[k].step;
         out.push_back((*values)[linear]);
         for (int64_t k = shape.size() - 1; k >= 0; --k) {
           if (++index[k] < shape[k])
@@ -803,11 +688,11 @@ FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
           createIntTensor(b, loc, RankedTensorType::get(shape, elemType), out)};
     }
 
-  if (llvm::all_of(*dims, [](const SliceDim &d) { return d.step > 0; })) {
+  if (llvm::all_of(dims, [](const SliceDim &d) { return d.step > 0; })) {
     if (shape == in)
       return Results{data};
     SmallVector<OpFoldResult> offsets, sizes, strides;
-    for (const SliceDim &d : *dims) {
+    for (const SliceDim &d : dims) {
       offsets.push_back(b.getIndexAttr(d.start));
       sizes.push_back(b.getIndexAttr(d.size));
       strides.push_back(b.getIndexAttr(d.step));
@@ -817,7 +702,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
   }
   // A negative step reads start + step * i: a decreasing affine index.
   SmallVector<AffineExpr> exprs;
-  for (auto [i, d] : llvm::enumerate(*dims))
+  for (auto [i, d] : llvm::enumerate(dims))
     exprs.push_back(b.getAffineDimExpr(i) * d.step + d.start);
   SmallVector<AffineMap> maps = {AffineMap::get(shape.size(), 0, exprs, ctx),
                                  b.getMultiDimIdentityMap(shape.size())};
@@ -833,49 +718,38 @@ FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::ConcatOp op) {
+  auto shape = ruleShape(op);
+  if (failed(shape))
+    return failure();
   ValueRange inputs = op.getInputs();
-  int64_t rank = shapeOf(inputs[0]).size();
-  auto axis = normalizeAxis(op.getAxis(), rank);
-  if (!axis)
-    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
-                     << rank;
-  Shape shape(shapeOf(inputs[0]));
-  shape[*axis] = 0;
+  int64_t axis = *onnx::normalizeAxis(op.getAxis(), shape->size());
   SmallVector<Value> parts;
-  for (Value in : inputs) {
-    ArrayRef<int64_t> s = shapeOf(in);
-    if ((int64_t)s.size() != rank)
-      return error(op) << "inputs differ in rank";
-    for (int64_t d = 0; d < rank; ++d)
-      if (d != *axis && s[d] != shape[d])
-        return error(op) << "inputs differ in dimension " << d;
-    shape[*axis] += s[*axis];
-    if (s[*axis] != 0)
+  for (Value in : inputs)
+    if (shapeOf(in)[axis] != 0)
       parts.push_back(in);
-  }
   Location loc = op.getLoc();
   if (parts.empty())
-    return Results{empty(loc, shape, elementTypeOf(inputs[0]))};
+    return Results{empty(loc, *shape, elementTypeOf(inputs[0]))};
   if (parts.size() == 1)
     return Results{parts[0]};
-  return Results{tensor::ConcatOp::create(b, loc, *axis, parts)};
+  return Results{tensor::ConcatOp::create(b, loc, axis, parts)};
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::SplitOp op) {
   Value data = op.getInput();
   ArrayRef<int64_t> in = shapeOf(data);
   int64_t rank = in.size();
-  auto axis = normalizeAxis(op.getAxis(), rank);
-  if (!axis)
-    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
-                     << rank;
-  std::string why;
-  auto sizes = onnx::getSplitSizes(op, in[*axis], why);
-  if (failed(sizes))
-    return error(op) << why;
+  if (!op.getSplitAttr() && !isa<NoneType>(op.getSplit().getType()) &&
+      failed(constantInts(op, op.getSplit(), "split")))
+    return failure();
+  auto shapes = ruleShapes(op);
+  if (failed(shapes))
+    return failure();
+  auto axis = onnx::normalizeAxis(op.getAxis(), rank);
   Results results;
   int64_t offset = 0;
-  for (int64_t size : *sizes) {
+  for (const Shape &part : *shapes) {
+    int64_t size = part[*axis];
     SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), lens,
         strides(rank, b.getIndexAttr(1));
     offsets[*axis] = b.getIndexAttr(offset);
@@ -890,16 +764,13 @@ FailureOr<Results> FunctionLowering::lower(onnx::SplitOp op) {
 
 FailureOr<Results> FunctionLowering::lower(onnx::GatherOp op) {
   Value data = op.getData(), indices = op.getIndices();
+  auto shapeOr = ruleShape(op);
+  if (failed(shapeOr))
+    return failure();
+  Shape shape = std::move(*shapeOr);
   ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices);
   int64_t rank = ds.size(), q = is.size();
-  auto axisOr = normalizeAxis(op.getAxis(), rank);
-  if (!axisOr)
-    return error(op) << "axis " << op.getAxis() << " is out of range for rank "
-                     << rank;
-  int64_t axis = *axisOr, dim = ds[axis];
-  Shape shape(ds.take_front(axis));
-  shape.append(is.begin(), is.end());
-  shape.append(ds.begin() + axis + 1, ds.end());
+  int64_t axis = *onnx::normalizeAxis(op.getAxis(), rank), dim = ds[axis];
   Location loc = op.getLoc();
   Type elemType = elementTypeOf(data);
   if (getNumElements(shape) == 0)
@@ -962,14 +833,12 @@ FailureOr<Results> FunctionLowering::lower(onnx::GatherOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::ExpandOp op) {
-  auto target = constantInts(op, op.getShape(), "shape");
-  if (failed(target))
+  if (failed(constantInts(op, op.getShape(), "shape")))
     return failure();
   ArrayRef<int64_t> in = shapeOf(op.getInput());
-  auto shape = broadcastShapes({in, *target});
+  auto shape = ruleShape(op);
   if (failed(shape))
-    return error(op) << "cannot broadcast " << op.getInput().getType()
-                     << " to the shape [" << *target << "]";
+    return failure();
   if (*shape == in)
     return Results{op.getInput()};
   // A one-element constant (a zero state, say) becomes a splat constant.
@@ -1003,25 +872,18 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
   Type elemType = elementTypeOf(lhs);
   if (failed(requireArithmetic(op, elemType)))
     return failure();
+  auto shapeOr = ruleShape(op);
+  if (failed(shapeOr))
+    return failure();
+  Shape shape = std::move(*shapeOr);
   ArrayRef<int64_t> sa = shapeOf(lhs), sb = shapeOf(rhs);
   int64_t ra = sa.size(), rb = sb.size();
-  if (ra == 0 || rb == 0)
-    return error(op) << "operands must have rank >= 1";
-  int64_t k = sa.back(), k2 = rb == 1 ? sb[0] : sb[rb - 2];
-  if (k != k2)
-    return error(op) << "inner dimensions differ: " << k << " vs " << k2;
+  int64_t k = sa.back(), n = rb > 1 ? sb.back() : 1;
   ArrayRef<int64_t> batchA = ra > 2 ? sa.drop_back(2) : ArrayRef<int64_t>();
   ArrayRef<int64_t> batchB = rb > 2 ? sb.drop_back(2) : ArrayRef<int64_t>();
-  auto batch = broadcastShapes({batchA, batchB});
-  if (failed(batch))
-    return error(op) << "batch dimensions do not broadcast: " << lhs.getType()
-                     << " and " << rhs.getType();
-  int64_t m = ra > 1 ? sa[ra - 2] : 1, n = rb > 1 ? sb.back() : 1;
-  Shape shape(*batch);
-  if (ra > 1)
-    shape.push_back(m);
-  if (rb > 1)
-    shape.push_back(n);
+  // The broadcast batch: the result's leading dimensions.
+  ArrayRef<int64_t> batch =
+      ArrayRef<int64_t>(shape).drop_back((ra > 1) + (rb > 1));
   Value zero = createScalar(b, loc, elemType, 0);
   if (getNumElements(shape) == 0)
     return Results{empty(loc, shape, elemType)};
@@ -1044,7 +906,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
   }
   // Everything else (1-D operands, broadcast batches): a contraction over
   // the loops (batch..., [m], [n], k).
-  int64_t nb = batch->size();
+  int64_t nb = batch.size();
   int64_t loops = shape.size() + 1;
   int64_t mLoop = nb, nLoop = nb + (ra > 1 ? 1 : 0), kLoop = loops - 1;
   Shape loopShape(shape);
@@ -1054,7 +916,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
     SmallVector<AffineExpr> exprs;
     int64_t off = nb - batchS.size();
     for (auto [i, d] : llvm::enumerate(batchS))
-      exprs.push_back(d == 1 && (*batch)[off + i] != 1
+      exprs.push_back(d == 1 && batch[off + i] != 1
                           ? b.getAffineConstantExpr(0)
                           : b.getAffineDimExpr(off + i));
     if (isLhs) {
@@ -1098,27 +960,17 @@ FailureOr<Results> FunctionLowering::lower(onnx::GemmOp op) {
   Type elemType = elementTypeOf(lhs);
   if (failed(requireArithmetic(op, elemType)))
     return failure();
-  ArrayRef<int64_t> sa = shapeOf(lhs), sb = shapeOf(rhs);
-  if (sa.size() != 2 || sb.size() != 2)
-    return error(op) << "A and B must have rank 2";
+  auto shapeOr = ruleShape(op);
+  if (failed(shapeOr))
+    return failure();
+  Shape shape = std::move(*shapeOr);
   bool transA = op.getTransA(), transB = op.getTransB();
-  int64_t m = sa[transA ? 1 : 0], k = sa[transA ? 0 : 1];
-  int64_t k2 = sb[transB ? 1 : 0], n = sb[transB ? 0 : 1];
-  if (k != k2)
-    return error(op) << "inner dimensions differ: " << k << " vs " << k2;
   float alpha = op.getAlpha().convertToFloat();
   float beta = op.getBeta().convertToFloat();
   bool isFloat = isa<FloatType>(elemType);
   if (!isFloat && (alpha != 1.0f || beta != 1.0f))
     return error(op) << "integer Gemm needs alpha = beta = 1";
-  Shape shape = {m, n};
   bool hasC = !isa<NoneType>(c.getType()) && beta != 0.0f;
-  if (hasC) {
-    auto cs = broadcastShapes({shape, shapeOf(c)});
-    if (failed(cs) || *cs != shape)
-      return error(op) << "C " << c.getType() << " does not broadcast to [" << m
-                       << ", " << n << "]";
-  }
   if (getNumElements(shape) == 0)
     return Results{empty(loc, shape, elemType)};
   Value zero = createScalar(b, loc, elemType, 0);
@@ -1183,7 +1035,7 @@ FailureOr<Results> FunctionLowering::lowerBinary(Operation *op) {
   Type elemType = elementTypeOf(lhs);
   if (failed(requireArithmetic(op, elemType)))
     return failure();
-  auto shape = broadcastShapes({shapeOf(lhs), shapeOf(rhs)});
+  auto shape = onnx::broadcastShapes({shapeOf(lhs), shapeOf(rhs)});
   if (failed(shape))
     return error(op) << "operands do not broadcast: " << lhs.getType()
                      << " and " << rhs.getType();
@@ -1327,7 +1179,7 @@ FunctionLowering::lowerSoftmax(Operation *op, std::optional<int64_t> axisAttr,
   int64_t axisValue = axisAttr ? *axisAttr : (coerce2D ? 1 : -1);
   if (rank == 0)
     return error(op) << "input must have rank >= 1";
-  auto axis = normalizeAxis(axisValue, rank);
+  auto axis = onnx::normalizeAxis(axisValue, rank);
   if (!axis)
     return error(op) << "axis " << axisValue << " is out of range for rank "
                      << rank;
@@ -1469,7 +1321,7 @@ FailureOr<Results> FunctionLowering::lowerPad(onnx::NodeOp op) {
     if (failed(a))
       return failure();
     for (int64_t x : *a) {
-      auto n = normalizeAxis(x, rank);
+      auto n = onnx::normalizeAxis(x, rank);
       if (!n)
         return error(op) << "axis " << x << " is out of range for rank " << rank;
       axes.push_back(*n);
@@ -1758,7 +1610,7 @@ FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
   // x^2 as x*x (what exporters emit for squares): exact, like ONNX Runtime.
   auto e = onnx::getConstantF32(y);
   bool square = e && e->numElements() == 1 && e->values[0] == 2.0f;
-  auto shape = broadcastShapes({shapeOf(x), shapeOf(y)});
+  auto shape = onnx::broadcastShapes({shapeOf(x), shapeOf(y)});
   if (failed(shape))
     return error(op) << "operands do not broadcast: " << x.getType() << " and "
                      << y.getType();
@@ -1798,7 +1650,7 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
   bool keep = intAttr(op, "keepdims", 1) != 0;
   SmallVector<bool> reduced(rank, axes.empty() && !intAttr(op, "noop_with_empty_axes", 0));
   for (int64_t a : axes) {
-    auto n = normalizeAxis(a, rank);
+    auto n = onnx::normalizeAxis(a, rank);
     if (!n)
       return error(op) << "axis " << a << " is out of range for rank " << rank;
     reduced[*n] = true;

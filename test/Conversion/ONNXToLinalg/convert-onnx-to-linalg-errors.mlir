@@ -53,11 +53,24 @@ func.func @dynamic_input(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
-// The shape the lowering computes must agree with the declared one.
-func.func @wrong_result_type(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{convert-onnx-to-linalg: node 's' (Sigmoid): the computed result type 'tensor<2x3xf32>' contradicts the declared type 'tensor<2x4xf32>'}}
-  %s = onnx.Sigmoid(%a) {onnx.names = ["s"]} : (tensor<2x3xf32>) -> tensor<2x4xf32>
-  return %s : tensor<2x4xf32>
+// The shape the lowering computes must agree with the declared one. (Typed
+// ops cannot get here: their verifier checks the declared type against the
+// shape rule; a generic onnx.node has no rule.)
+func.func @wrong_result_type(%a: tensor<2x3x2xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'f' (Flatten): the computed result type 'tensor<2x6xf32>' contradicts the declared type 'tensor<2x4xf32>'}}
+  %f = onnx.node "Flatten"(%a) {attrs = {axis = 1 : i64}, domain = "", onnx.names = ["f"]} : (tensor<2x3x2xf32>) -> tensor<2x4xf32>
+  return %f : tensor<2x4xf32>
+}
+
+// -----
+
+// The shape rule's refusal, found once the operands' shapes are known.
+func.func @rule_refusal(%a: tensor<2x3xf32>) -> tensor<?x?xf32> {
+  %x = onnx.Identity(%a) : (tensor<2x3xf32>) -> tensor<*xf32>
+  %w = onnx.initializer "w" dense<1.0> : tensor<4x5xf32>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'm' (MatMul): inner dimensions differ: 3 vs 4}}
+  %m = onnx.MatMul(%x, %w) {onnx.names = ["m"]} : (tensor<*xf32>, tensor<4x5xf32>) -> tensor<?x?xf32>
+  return %m : tensor<?x?xf32>
 }
 
 // -----

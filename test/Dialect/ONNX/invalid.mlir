@@ -118,7 +118,7 @@ func.func @slice_forms(%a: tensor<3xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
 // -----
 
 func.func @cast_to(%a: tensor<3xf32>) -> tensor<3xi32> {
-  // expected-error @+1 {{'onnx.Cast' op result element type 'i32' does not match 'to' ('i64')}}
+  // expected-error @+1 {{'onnx.Cast' op result #0 has the type 'tensor<3xi32>' but the operator's shape rule gives tensor<3xi64>}}
   %y = onnx.Cast(%a) {to = 7 : i64} : (tensor<3xf32>) -> tensor<3xi32>
   return %y : tensor<3xi32>
 }
@@ -211,4 +211,128 @@ func.func @yield_names(%c: tensor<i1>, %v: tensor<f32>) {
     onnx.yield %v : tensor<f32> {input_names = [], output_names = []}
   } {graph_attrs = ["then_branch"]} : (tensor<i1>) -> tensor<f32>
   return
+}
+
+// -----
+
+// Each typed op's declared result types must agree with its shape rule.
+func.func @rule_elementwise(%a: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'onnx.Sigmoid' op result #0 has the type 'tensor<2x4xf32>' but the operator's shape rule gives tensor<2x3xf32>}}
+  %s = onnx.Sigmoid(%a) : (tensor<2x3xf32>) -> tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @rule_reshape(%a: tensor<2x3xf32>) -> tensor<?x4xf32> {
+  %shape = onnx.initializer "shape" dense<[-1, 4]> : tensor<2xi64>
+  // expected-error @+1 {{'onnx.Reshape' op cannot infer the -1 dimension reshaping 'tensor<2x3xf32>'}}
+  %r = onnx.Reshape(%a, %shape) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %r : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @rule_reshape_count(%a: tensor<2x3xf32>) -> tensor<*xf32> {
+  %shape = onnx.Constant() {value_ints = array<i64: 4, 2>} : () -> tensor<2xi64>
+  // expected-error @+1 {{'onnx.Reshape' op cannot reshape 'tensor<2x3xf32>' to [4, 2]}}
+  %r = onnx.Reshape(%a, %shape) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}
+
+// -----
+
+func.func @rule_transpose(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  // expected-error @+1 {{'onnx.Transpose' op result #0 has the type 'tensor<4x2x3xf32>' but the operator's shape rule gives tensor<4x3x2xf32>}}
+  %t = onnx.Transpose(%a) : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  return %t : tensor<4x2x3xf32>
+}
+
+// -----
+
+func.func @rule_slice(%a: tensor<5x6xf32>) -> tensor<5x3xf32> {
+  %s = onnx.initializer "s" dense<[-4]> : tensor<1xi64>
+  %e = onnx.initializer "e" dense<[100]> : tensor<1xi64>
+  %ax = onnx.initializer "ax" dense<[1]> : tensor<1xi64>
+  // expected-error @+1 {{'onnx.Slice' op result #0 has the type 'tensor<5x3xf32>' but the operator's shape rule gives tensor<5x4xf32>}}
+  %y = onnx.Slice(%a, %s, %e, %ax, %ax) : (tensor<5x6xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<5x3xf32>
+  return %y : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @rule_slice_step(%a: tensor<5x6xf32>) -> tensor<*xf32> {
+  %s = onnx.initializer "s" dense<[0]> : tensor<1xi64>
+  %z = onnx.initializer "z" dense<[0]> : tensor<1xi64>
+  // expected-error @+1 {{'onnx.Slice' op step 0}}
+  %y = onnx.Slice(%a, %s, %s, %z, %z) : (tensor<5x6xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
+func.func @rule_squeeze(%a: tensor<1x3xf32>) -> tensor<*xf32> {
+  %none = onnx.none
+  // expected-error @+1 {{'onnx.Squeeze' op cannot squeeze dimension 1 of size 3}}
+  %y = onnx.Squeeze(%a, %none) {axes_attr = array<i64: 1>} : (tensor<1x3xf32>, none) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
+func.func @rule_gemm(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  %none = onnx.none
+  // expected-error @+1 {{'onnx.Gemm' op result #0 has the type 'tensor<2x3xf32>' but the operator's shape rule gives tensor<2x4xf32>}}
+  %y = onnx.Gemm(%a, %b, %none) {transB = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, none) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @rule_gemm_c(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<3xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'onnx.Gemm' op C 'tensor<3xf32>' does not broadcast to [2, 4]}}
+  %y = onnx.Gemm(%a, %b, %c) : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @rule_matmul_batch(%a: tensor<2x3x4xf32>, %b: tensor<5x4x6xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.MatMul' op batch dimensions do not broadcast: 'tensor<2x3x4xf32>' and 'tensor<5x4x6xf32>'}}
+  %y = onnx.MatMul(%a, %b) : (tensor<2x3x4xf32>, tensor<5x4x6xf32>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
+func.func @rule_gather(%a: tensor<4x3xf32>, %i: tensor<2x5xi64>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'onnx.Gather' op result #0 has the type 'tensor<2x5xf32>' but the operator's shape rule gives tensor<2x5x3xf32>}}
+  %y = onnx.Gather(%a, %i) : (tensor<4x3xf32>, tensor<2x5xi64>) -> tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @rule_shape(%a: tensor<2x3x4xf32>) -> tensor<3xi64> {
+  // expected-error @+1 {{'onnx.Shape' op result #0 has the type 'tensor<3xi64>' but the operator's shape rule gives tensor<2xi64>}}
+  %y = onnx.Shape(%a) {start = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  return %y : tensor<3xi64>
+}
+
+// -----
+
+func.func @rule_lstm_y(%x: tensor<5x2x4xf32>, %w: tensor<1x32x4xf32>, %r: tensor<1x32x8xf32>) -> tensor<5x1x3x8xf32> {
+  %none = onnx.none
+  // expected-error @+1 {{'onnx.LSTM' op result #0 has the type 'tensor<5x1x3x8xf32>' but the operator's shape rule gives tensor<5x1x2x8xf32>}}
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %none) : (tensor<5x2x4xf32>, tensor<1x32x4xf32>, tensor<1x32x8xf32>, none, none, none, none, none) -> (tensor<5x1x3x8xf32>, tensor<1x2x8xf32>, tensor<1x2x8xf32>)
+  return %y : tensor<5x1x3x8xf32>
+}
+
+// -----
+
+func.func @rule_split_count(%a: tensor<6xf32>) -> tensor<*xf32> {
+  %none = onnx.none
+  // expected-error @+1 {{'onnx.Split' op dimension 6 does not split into 4 equal parts}}
+  %y:4 = onnx.Split(%a, %none) : (tensor<6xf32>, none) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>)
+  return %y#0 : tensor<*xf32>
 }

@@ -139,21 +139,6 @@ Type getElemType(Value v) {
   return {};
 }
 
-/// Checks numpy broadcasting compatibility of static dimensions.
-LogicalResult verifyBroadcastable(Operation *op, Value a, Value b) {
-  auto sa = getShape(a), sb = getShape(b);
-  if (!sa || !sb)
-    return success();
-  for (auto [da, db] : llvm::zip(llvm::reverse(*sa), llvm::reverse(*sb))) {
-    if (ShapedType::isDynamic(da) || ShapedType::isDynamic(db))
-      continue;
-    if (da != db && da != 1 && db != 1)
-      return op->emitOpError() << "operands are not broadcast-compatible: "
-                               << a.getType() << " and " << b.getType();
-  }
-  return success();
-}
-
 LogicalResult verifySameElementType(Operation *op, ValueRange values) {
   Type first;
   for (Value v : values) {
@@ -191,16 +176,6 @@ LogicalResult expectRank(Operation *op, Value v, StringRef what, int64_t rank) {
   return success();
 }
 
-LogicalResult verifyAxis(Operation *op, int64_t axis, std::optional<int64_t> rank,
-                         bool allowEnd = false) {
-  if (!rank)
-    return success();
-  int64_t hi = allowEnd ? *rank : *rank - 1;
-  if (axis < -*rank || axis > hi)
-    return op->emitOpError() << "axis " << axis << " is out of range for rank "
-                             << *rank;
-  return success();
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -268,9 +243,7 @@ LogicalResult YieldOp::verify() {
 
 LogicalResult lstm_opt::onnx::traits::impl::verifyElementwiseBroadcast(Operation *op) {
   Value a = op->getOperand(0), b = op->getOperand(1);
-  if (failed(verifySameElementType(op, {a, b, op->getResult(0)})))
-    return failure();
-  return verifyBroadcastable(op, a, b);
+  return verifySameElementType(op, {a, b, op->getResult(0)});
 }
 
 LogicalResult lstm_opt::onnx::traits::impl::verifyElementwiseUnary(Operation *op) {
@@ -287,44 +260,13 @@ DEFINE_SAME_ELEMENT_VERIFIER(SoftmaxOp, Input, Output)
 DEFINE_SAME_ELEMENT_VERIFIER(LogSoftmaxOp, Input, Output)
 #undef DEFINE_SAME_ELEMENT_VERIFIER
 
+// Gemm's and MatMul's shapes: their rules (ONNXShapeRules.cpp).
 LogicalResult GemmOp::verify() {
-  if (failed(expectRank(*this, getA(), "A", 2)) ||
-      failed(expectRank(*this, getB(), "B", 2)))
-    return failure();
-  if (failed(verifySameElementType(*this, {getA(), getB(), getY()})))
-    return failure();
-  if (getTransA() != 0 && getTransA() != 1)
-    return emitOpError() << "transA must be 0 or 1";
-  if (getTransB() != 0 && getTransB() != 1)
-    return emitOpError() << "transB must be 0 or 1";
-  auto sa = getShape(getA()), sb = getShape(getB());
-  if (sa && sb) {
-    int64_t k1 = (*sa)[getTransA() ? 0 : 1], k2 = (*sb)[getTransB() ? 1 : 0];
-    if (isStaticDim(k1) && isStaticDim(k2) && k1 != k2)
-      return emitOpError() << "inner dimensions differ: " << k1 << " vs " << k2;
-  }
-  if (!isNone(getC())) {
-    if (auto r = getRank(getC()); r && *r > 2)
-      return emitOpError() << "C must have rank <= 2";
-    if (failed(verifyBroadcastable(*this, getY(), getC())))
-      return failure();
-  }
-  return success();
+  return verifySameElementType(*this, {getA(), getB(), getY()});
 }
 
 LogicalResult MatMulOp::verify() {
-  if (failed(verifySameElementType(*this, {getA(), getB(), getY()})))
-    return failure();
-  auto sa = getShape(getA()), sb = getShape(getB());
-  if ((sa && sa->empty()) || (sb && sb->empty()))
-    return emitOpError() << "operands must have rank >= 1";
-  if (sa && sb) {
-    int64_t k1 = sa->back();
-    int64_t k2 = sb->size() == 1 ? (*sb)[0] : (*sb)[sb->size() - 2];
-    if (isStaticDim(k1) && isStaticDim(k2) && k1 != k2)
-      return emitOpError() << "inner dimensions differ: " << k1 << " vs " << k2;
-  }
-  return success();
+  return verifySameElementType(*this, {getA(), getB(), getY()});
 }
 
 LogicalResult ClipOp::verify() {
@@ -341,10 +283,6 @@ LogicalResult CastOp::verify() {
   if (!target)
     return emitOpError() << "'to' = " << getTo()
                          << " is not an ONNX data type";
-  Type res = getElemType(getOutput());
-  if (res && res != target)
-    return emitOpError() << "result element type " << res
-                         << " does not match 'to' (" << target << ")";
   return success();
 }
 
@@ -356,25 +294,6 @@ LogicalResult SplitOp::verify() {
                          << getNumResults() << " results";
   if (getNumResults() == 0)
     return emitOpError() << "needs at least one output";
-  std::optional<int64_t> rank = getRank(getInput());
-  if (failed(verifyAxis(*this, getAxis(), rank)))
-    return failure();
-  if (auto split = getSplitAttr()) {
-    if (split->size() != getNumResults())
-      return emitOpError() << "'split' has " << split->size()
-                           << " sizes but the op has " << getNumResults()
-                           << " results";
-    if (rank) {
-      int64_t axis = getAxis() < 0 ? getAxis() + *rank : getAxis();
-      int64_t dim = (*getShape(getInput()))[axis];
-      int64_t sum = 0;
-      for (int64_t s : *split)
-        sum += s;
-      if (isStaticDim(dim) && sum != dim)
-        return emitOpError() << "'split' sizes add up to " << sum
-                             << " but the axis has " << dim;
-    }
-  }
   return success();
 }
 
@@ -401,38 +320,13 @@ LogicalResult GatherOp::verify() {
     return emitOpError() << "indices must be int32 or int64, got " << idx;
   if (failed(verifySameElementType(*this, {getData(), getOutput()})))
     return failure();
-  std::optional<int64_t> rank = getRank(getData());
-  if (rank && *rank == 0)
-    return emitOpError() << "data must have rank >= 1";
-  return verifyAxis(*this, getAxis(), rank);
+  return success();
 }
 
 LogicalResult ConcatOp::verify() {
   if (getInputs().empty())
     return emitOpError() << "needs at least one input";
-  if (failed(verifySameElementType(*this, getOperands())))
-    return failure();
-  std::optional<ArrayRef<int64_t>> ref;
-  for (Value v : getInputs()) {
-    auto s = getShape(v);
-    if (!s)
-      continue;
-    if (!ref) {
-      ref = s;
-      if (failed(verifyAxis(*this, getAxis(), (int64_t)s->size())))
-        return failure();
-      continue;
-    }
-    if (s->size() != ref->size())
-      return emitOpError() << "inputs differ in rank";
-    int64_t axis = getAxis() < 0 ? getAxis() + s->size() : getAxis();
-    for (int64_t d = 0, e = s->size(); d < e; ++d)
-      if (d != axis && isStaticDim((*s)[d]) && isStaticDim((*ref)[d]) &&
-          (*s)[d] != (*ref)[d])
-        return emitOpError() << "inputs differ in dimension " << d
-                             << " outside the concat axis";
-  }
-  return success();
+  return verifySameElementType(*this, getOperands());
 }
 
 LogicalResult SqueezeOp::verify() {
@@ -459,27 +353,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 LogicalResult TransposeOp::verify() {
-  if (failed(verifySameElementType(*this, {getData(), getTransposed()})))
-    return failure();
-  auto perm = getPerm();
-  if (!perm)
-    return success();
-  std::optional<int64_t> rank = getRank(getData());
-  if (rank && (int64_t)perm->size() != *rank)
-    return emitOpError() << "perm has " << perm->size()
-                         << " entries for rank " << *rank;
-  llvm::SmallSet<int64_t, 8> seen;
-  for (int64_t p : *perm)
-    if (p < 0 || p >= (int64_t)perm->size() || !seen.insert(p).second)
-      return emitOpError() << "perm is not a permutation";
-  return success();
-}
-
-LogicalResult ShapeOp::verify() {
-  Type e = getElemType(getShape());
-  if (e && !e.isInteger(64))
-    return emitOpError() << "result must be int64";
-  return expectRank(*this, getShape(), "result", 1);
+  return verifySameElementType(*this, {getData(), getTransposed()});
 }
 
 LogicalResult ConstantOp::verify() {
@@ -489,12 +363,6 @@ LogicalResult ConstantOp::verify() {
           (getValueStrings() ? 1 : 0);
   if (n != 1)
     return emitOpError() << "needs exactly one value attribute, has " << n;
-  if (auto v = getValue()) {
-    auto rt = dyn_cast<TensorType>(getOutput().getType());
-    if (rt && rt.hasRank() && rt != v->getType())
-      return emitOpError() << "value type " << v->getType()
-                           << " differs from result type " << rt;
-  }
   return success();
 }
 
@@ -502,9 +370,6 @@ LogicalResult ConstantOfShapeOp::verify() {
   if (auto v = getValue()) {
     if (v->getNumElements() != 1)
       return emitOpError() << "'value' must hold one element";
-    Type res = getElemType(getOutput());
-    if (res && res != v->getElementType())
-      return emitOpError() << "result element type differs from 'value'";
   }
   return success();
 }
@@ -620,26 +485,12 @@ LogicalResult verifyRecurrent(OpTy op, int64_t gates, int64_t numActs) {
   }
   if (op.getClip() && op.getClip()->convertToFloat() <= 0.0f)
     return op.emitOpError() << "clip must be positive";
-  // Outputs: Y [T, D, B, H] (layout 0) or [B, T, D, H]; states like the inputs.
-  if (!isNone(op.getY()))
-    if (failed(expectRank(o, op.getY(), "Y", 4)) ||
-        failed(expectDim(o, op.getY(), "Y", op.getLayout() == 0 ? 1 : 2, d)) ||
-        failed(expectDim(o, op.getY(), "Y", 3, hidden)))
-      return failure();
-  if (failed(checkState(op.getYH(), "Y_h")))
-    return failure();
+  // The outputs' shapes: the rule (ONNXShapeRules.cpp).
   return success();
 }
 } // namespace
 
-LogicalResult LSTMOp::verify() {
-  if (failed(verifyRecurrent(*this, 4, 3)))
-    return failure();
-  int64_t dAxis = getLayout() == 0 ? 0 : 1;
-  if (!isa<NoneType>(getYC().getType()))
-    return expectDim(*this, getYC(), "Y_c", dAxis, getNumDirections());
-  return success();
-}
+LogicalResult LSTMOp::verify() { return verifyRecurrent(*this, 4, 3); }
 LogicalResult GRUOp::verify() { return verifyRecurrent(*this, 3, 2); }
 LogicalResult RNNOp::verify() { return verifyRecurrent(*this, 1, 1); }
 

@@ -21,56 +21,10 @@ using namespace mlir;
 using namespace lstm_opt;
 using namespace lstm_opt::onnx;
 
-Value onnx::skipIdentities(Value v) {
-  while (auto id = v.getDefiningOp<IdentityOp>())
-    v = id.getInput();
-  return v;
-}
-
-ElementsAttr onnx::getConstantAttr(Value v) {
-  v = skipIdentities(v);
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return {};
-  if (auto init = dyn_cast<InitializerOp>(def))
-    return init.getValue();
-  if (auto c = dyn_cast<ConstantOp>(def))
-    return c.getValue() ? *c.getValue() : ElementsAttr();
-  if (auto c = dyn_cast<arith::ConstantOp>(def))
-    return dyn_cast<ElementsAttr>(c.getValue());
-  return {};
-}
-
-/// The raw little-endian bytes of a non-splat or splat attribute, expanded.
-static std::optional<std::vector<char>> rawBytes(ElementsAttr attr,
-                                                 size_t elemBytes) {
-  int64_t n = attr.getNumElements();
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || blob->getData().size() != n * elemBytes)
-      return std::nullopt;
-    return std::vector<char>(blob->getData().begin(), blob->getData().end());
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense || attr.getElementType().isInteger(1))
-    return std::nullopt;
-  ArrayRef<char> raw = dense.getRawData();
-  std::vector<char> out;
-  if (dense.isSplat()) {
-    for (int64_t i = 0; i < n; ++i)
-      out.insert(out.end(), raw.begin(), raw.end());
-  } else {
-    out.assign(raw.begin(), raw.end());
-  }
-  if (out.size() != n * elemBytes)
-    return std::nullopt;
-  return out;
-}
-
 std::optional<F32Tensor> onnx::getConstantF32(ElementsAttr attr) {
   if (!attr || !attr.getElementType().isF32())
     return std::nullopt;
-  auto bytes = rawBytes(attr, 4);
+  auto bytes = getRawBytes(attr, 4);
   if (!bytes)
     return std::nullopt;
   F32Tensor t;
@@ -105,85 +59,10 @@ int64_t countOf(ArrayRef<int64_t> shape, int64_t limit) {
   return n <= limit ? n : -1;
 }
 
-std::optional<int64_t> normAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return std::nullopt;
-  return axis < 0 ? axis + rank : axis;
-}
-
-/// The integer list behind an optional input or its pre-opset-13 attribute.
-std::optional<SmallVector<int64_t>> intsOf(Value input,
-                                           std::optional<ArrayRef<int64_t>> attr) {
-  if (attr)
-    return SmallVector<int64_t>(attr->begin(), attr->end());
-  if (!input || isa<NoneType>(input.getType()))
-    return SmallVector<int64_t>();
-  return onnx::getConstantInts(input);
-}
-
-/// The elements a Slice takes from a tensor of shape `in`: per axis the
-/// first index, the step and the count (ONNX's clamping rules).
-struct SliceWindow {
-  SmallVector<int64_t> first, step, shape;
-};
-std::optional<SliceWindow> sliceWindow(onnx::SliceOp sl, ArrayRef<int64_t> in) {
-  int64_t rank = in.size();
-  std::optional<SmallVector<int64_t>> starts, ends, axes, steps;
-  if (auto a = sl.getStartsAttr()) {
-    // Before opset 10 the bounds are attributes.
-    starts = SmallVector<int64_t>(a->begin(), a->end());
-    if (auto e = sl.getEndsAttr())
-      ends = SmallVector<int64_t>(e->begin(), e->end());
-    axes = intsOf(Value(), sl.getAxesAttr());
-    steps = SmallVector<int64_t>();
-  } else {
-    starts = onnx::getConstantInts(sl.getStarts());
-    ends = onnx::getConstantInts(sl.getEnds());
-    axes = intsOf(sl.getAxes(), std::nullopt);
-    steps = intsOf(sl.getSteps(), std::nullopt);
-  }
-  if (!starts || !ends || !axes || !steps || starts->size() != ends->size() ||
-      (!axes->empty() && axes->size() != starts->size()) ||
-      (!steps->empty() && steps->size() != starts->size()))
-    return std::nullopt;
-  SliceWindow w;
-  w.first.assign(rank, 0);
-  w.step.assign(rank, 1);
-  w.shape.assign(in.begin(), in.end());
-  SmallVector<bool> seen(rank, false);
-  for (size_t i = 0; i < starts->size(); ++i) {
-    auto ax = normAxis(axes->empty() ? (int64_t)i : (*axes)[i], rank);
-    int64_t st = steps->empty() ? 1 : (*steps)[i];
-    if (!ax || st == 0 || seen[*ax] || st == std::numeric_limits<int64_t>::min())
-      return std::nullopt;
-    seen[*ax] = true;
-    int64_t n = in[*ax], s = (*starts)[i], e = (*ends)[i];
-    // ONNX's rules: negative bounds count from the end, then clamp to
-    // [0, n] (positive step) or start to [0, n-1] and end to [-1, n-1].
-    if (s < 0)
-      s = s < -n ? -n - 1 : s + n;
-    if (e < 0)
-      e = e < -n ? -n - 1 : e + n;
-    if (st > 0) {
-      s = std::clamp<int64_t>(s, 0, n);
-      e = std::clamp<int64_t>(e, 0, n);
-    } else {
-      s = std::clamp<int64_t>(s, 0, n - 1);
-      e = std::clamp<int64_t>(e, -1, n - 1);
-    }
-    int64_t len = st > 0 ? (e > s ? (e - s - 1) / st + 1 : 0)
-                         : (s > e ? (s - e - 1) / (-st) + 1 : 0);
-    w.first[*ax] = s;
-    w.step[*ax] = st;
-    w.shape[*ax] = len;
-  }
-  return w;
-}
-
 /// The elements of `values` (shape `in`) in the window, row-major.
 template <typename T>
 std::vector<T> takeWindow(const std::vector<T> &values, ArrayRef<int64_t> in,
-                          const SliceWindow &w, int64_t count) {
+                          const onnx::SliceWindow &w, int64_t count) {
   int64_t rank = in.size();
   SmallVector<int64_t> inSt = stridesOf(in);
   std::vector<T> out(count);
@@ -194,7 +73,7 @@ std::vector<T> takeWindow(const std::vector<T> &values, ArrayRef<int64_t> in,
       src += (w.first[d] + idx[d] * w.step[d]) * inSt[d];
     out[o] = values[src];
     for (int64_t d = rank - 1; d >= 0; --d) {
-      if (++idx[d] < w.shape[d])
+      if (++idx[d] < w.size[d])
         break;
       idx[d] = 0;
     }
@@ -289,68 +168,31 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
   }
   F32Tensor &in = ins[0];
   int64_t rank = in.shape.size();
+  // The result's shape: the op's shape rule over the folded operands.
+  auto shapeOf = [&](Value x) {
+    for (unsigned i = 0; i < dataOperands; ++i)
+      if (def->getOperand(i) == x)
+        return ShapedTypeComponents(ins[i].shape,
+                                    Float32Type::get(x.getContext()));
+    auto t = dyn_cast<ShapedType>(x.getType());
+    return t ? ShapedTypeComponents(t) : ShapedTypeComponents();
+  };
+  auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
+  onnx::ShapeQuery query(shapeOf, intsOf);
+  SmallVector<ShapedTypeComponents> shapes;
+  if (failed(onnx::inferResultShapes(def, query, shapes)))
+    return std::nullopt;
+  unsigned k = cast<OpResult>(v).getResultNumber();
+  if (k >= shapes.size() || !shapes[k].hasRank())
+    return std::nullopt;
   F32Tensor out;
-  if (auto sq = dyn_cast<onnx::SqueezeOp>(def)) {
-    auto axes = intsOf(sq.getAxes(), sq.getAxesAttr());
-    if (!axes)
+  out.shape.assign(shapes[k].getDims().begin(), shapes[k].getDims().end());
+  int64_t n = countOf(out.shape, limit);
+  if (n < 0)
+    return std::nullopt;
+  if (isa<onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::ReshapeOp>(def)) {
+    if (n != in.numElements())
       return std::nullopt;
-    SmallVector<bool> drop(rank, false);
-    for (int64_t a : *axes) {
-      auto n = normAxis(a, rank);
-      if (!n || in.shape[*n] != 1)
-        return std::nullopt;
-      drop[*n] = true;
-    }
-    for (int64_t d = 0; d < rank; ++d)
-      if (axes->empty() ? in.shape[d] != 1 : !drop[d])
-        out.shape.push_back(in.shape[d]);
-    out.values = std::move(in.values);
-    return out;
-  }
-  if (auto uq = dyn_cast<onnx::UnsqueezeOp>(def)) {
-    auto axes = intsOf(uq.getAxes(), uq.getAxesAttr());
-    if (!axes || axes->empty())
-      return std::nullopt;
-    int64_t outRank = rank + axes->size();
-    SmallVector<bool> added(outRank, false);
-    for (int64_t a : *axes) {
-      auto n = normAxis(a, outRank);
-      if (!n || added[*n])
-        return std::nullopt;
-      added[*n] = true;
-    }
-    for (int64_t d = 0, k = 0; d < outRank; ++d)
-      out.shape.push_back(added[d] ? 1 : in.shape[k++]);
-    out.values = std::move(in.values);
-    return out;
-  }
-  if (auto rs = dyn_cast<onnx::ReshapeOp>(def)) {
-    auto target = onnx::getConstantInts(rs.getShape());
-    if (!target)
-      return std::nullopt;
-    int64_t known = 1, infer = -1;
-    for (auto [i, d] : llvm::enumerate(*target)) {
-      if (d == 0 && (int64_t)i < rank)
-        d = in.shape[i];
-      if (d == -1) {
-        if (infer >= 0)
-          return std::nullopt;
-        infer = i;
-        continue;
-      }
-      if (d <= 0 || countOf({known, d}, limit) < 0)
-        return std::nullopt;
-      known *= d;
-      out.shape.push_back(d);
-    }
-    int64_t n = in.numElements();
-    if (infer >= 0) {
-      if (known == 0 || n % known)
-        return std::nullopt;
-      out.shape.insert(out.shape.begin() + infer, n / known);
-    } else if (known != n) {
-      return std::nullopt;
-    }
     out.values = std::move(in.values);
     return out;
   }
@@ -358,29 +200,13 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
     auto perm = permOf(tr, rank);
     if (!perm)
       return std::nullopt;
-    for (int64_t p : *perm)
-      out.shape.push_back(in.shape[p]);
     out.values = transposeValues(in.values, in.shape, *perm);
     return out;
   }
   if (auto cat = dyn_cast<onnx::ConcatOp>(def)) {
-    auto axis = normAxis(cat.getAxis(), rank);
-    if (!axis)
-      return std::nullopt;
-    out.shape = in.shape;
-    out.shape[*axis] = 0;
-    for (const F32Tensor &t : ins) {
-      if ((int64_t)t.shape.size() != rank)
-        return std::nullopt;
-      for (int64_t d = 0; d < rank; ++d)
-        if (d != *axis && t.shape[d] != in.shape[d])
-          return std::nullopt;
-      out.shape[*axis] += t.shape[*axis];
-    }
-    if (countOf(out.shape, limit) < 0)
-      return std::nullopt;
+    int64_t axis = *onnx::normalizeAxis(cat.getAxis(), rank);
     int64_t outer = 1;
-    for (int64_t d = 0; d < *axis; ++d)
+    for (int64_t d = 0; d < axis; ++d)
       outer *= in.shape[d];
     for (int64_t o = 0; o < outer; ++o)
       for (const F32Tensor &t : ins) {
@@ -390,32 +216,24 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
       }
     return out;
   }
-  std::optional<SliceWindow> w;
+  onnx::SliceWindow w;
   if (auto split = dyn_cast<onnx::SplitOp>(def)) {
     // Result k of a Split: the window of its part along the axis.
-    auto axis = normAxis(split.getAxis(), rank);
-    std::string why;
-    if (!axis)
-      return std::nullopt;
-    auto sizes = onnx::getSplitSizes(def, in.shape[*axis], why);
-    if (failed(sizes))
-      return std::nullopt;
-    unsigned k = cast<OpResult>(v).getResultNumber();
-    w = SliceWindow{SmallVector<int64_t>(rank, 0), SmallVector<int64_t>(rank, 1),
-                    SmallVector<int64_t>(in.shape.begin(), in.shape.end())};
+    int64_t axis = *onnx::normalizeAxis(split.getAxis(), rank);
+    w = {SmallVector<int64_t>(rank, 0), SmallVector<int64_t>(rank, 1),
+         out.shape};
     for (unsigned j = 0; j < k; ++j)
-      w->first[*axis] += (*sizes)[j];
-    w->shape[*axis] = (*sizes)[k];
+      w.first[axis] += shapes[j].getDims()[axis];
   } else {
-    w = sliceWindow(cast<onnx::SliceOp>(def), in.shape);
+    bool known;
+    auto window = onnx::SliceOp::getWindow(
+        query, onnx::SliceOp::Adaptor(cast<onnx::SliceOp>(def)), in.shape,
+        known);
+    if (failed(window) || !known)
+      return std::nullopt;
+    w = *window;
   }
-  if (!w)
-    return std::nullopt;
-  int64_t n = countOf(w->shape, limit);
-  if (n < 0)
-    return std::nullopt;
-  out.shape = w->shape;
-  out.values = takeWindow(in.values, in.shape, *w, n);
+  out.values = takeWindow(in.values, in.shape, w, n);
   return out;
 }
 } // namespace
@@ -424,81 +242,53 @@ std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
   return fold(v, maxElements, 0);
 }
 
-static int64_t dimOf(Value v, int64_t i) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  if (!t || i >= t.getRank())
-    return ShapedType::kDynamic;
-  return t.getDimSize(i);
-}
-static int64_t lastDimOf(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.getRank() ? t.getDimSize(t.getRank() - 1) : ShapedType::kDynamic;
+/// The shape of `v`: its type, refined by the shape rule of the op that
+/// computes it, run over operands refined in turn (at most `depth` ops up;
+/// each value once per query, in `memo`).
+static ShapedTypeComponents
+inferShapeImpl(Value v, int depth,
+               DenseMap<Value, ShapedTypeComponents> &memo) {
+  auto declared = [&] {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    return t ? ShapedTypeComponents(t) : ShapedTypeComponents();
+  };
+  auto t = dyn_cast<ShapedType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if ((t && t.hasStaticShape()) || !def || depth > 8 ||
+      !isa<ShapeRuleOpInterface>(def))
+    return declared();
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  memo[v] = declared(); // a cycle (graph regions) reads the declared type
+  auto shapeOf = [&](Value x) { return inferShapeImpl(x, depth + 1, memo); };
+  auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
+  ShapeQuery query(shapeOf, intsOf);
+  SmallVector<ShapedTypeComponents> shapes;
+  unsigned k = cast<OpResult>(v).getResultNumber();
+  ShapedTypeComponents result = declared();
+  if (succeeded(inferResultShapes(def, query, shapes)) && k < shapes.size())
+    if (Type refined = refineType(v.getType(), shapes[k]))
+      if (auto r = dyn_cast<ShapedType>(refined))
+        result = ShapedTypeComponents(r);
+  memo[v] = result;
+  return result;
 }
 
-/// The feature size (last dimension) of a [batch, features] value, from its
-/// type or, when shape inference left it unranked, from how it was cut out
-/// of a typed value (Slice/Split with known bounds) or what it was computed
-/// from.
-int64_t onnx::inferLastDim(Value v, int depth) {
-  v = skipIdentities(v);
-  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-    if (t.getRank() >= 1 && !t.isDynamicDim(t.getRank() - 1))
-      return t.getDimSize(t.getRank() - 1);
-  Operation *def = v.getDefiningOp();
-  if (!def || depth > 8)
-    return ShapedType::kDynamic;
-  if (auto sl = dyn_cast<SliceOp>(def)) {
-    int64_t n = inferLastDim(sl.getData(), depth + 1);
-    auto st = getConstantInts(sl.getStarts());
-    auto en = getConstantInts(sl.getEnds());
-    std::optional<SmallVector<int64_t>> ax;
-    if (!isa<NoneType>(sl.getAxes().getType()))
-      ax = getConstantInts(sl.getAxes());
-    if (ShapedType::isDynamic(n) || !st || !en ||
-        st->size() != 1 || en->size() != 1 || !ax || ax->size() != 1 ||
-        ((*ax)[0] != 1 && (*ax)[0] != -1))
-      return ShapedType::kDynamic;
-    auto norm = [&](int64_t i) {
-      return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n);
-    };
-    return std::max<int64_t>(0, norm((*en)[0]) - norm((*st)[0]));
-  }
-  if (auto mm = dyn_cast<MatMulOp>(def))
-    return lastDimOf(mm.getB());
-  if (auto g = dyn_cast<GemmOp>(def))
-    return dimOf(g.getB(), g.getTransB() ? 0 : 1);
-  if (isElementwise(def)) {
-    // Broadcasting: the widest known operand (a [1] operand broadcasts).
-    int64_t widest = ShapedType::kDynamic;
-    for (Value operand : def->getOperands()) {
-      int64_t w = inferLastDim(operand, depth + 1);
-      if (!ShapedType::isDynamic(w) &&
-          (ShapedType::isDynamic(widest) || w > widest))
-        widest = w;
-    }
-    return widest;
-  }
-  return ShapedType::kDynamic;
+ShapedTypeComponents onnx::inferShape(Value v) {
+  DenseMap<Value, ShapedTypeComponents> memo;
+  return inferShapeImpl(v, 0, memo);
 }
 
-/// The rank of `v`, from its type or from what computed it.
-int64_t onnx::inferRank(Value v, int depth) {
-  v = skipIdentities(v);
-  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-    return t.getRank();
-  Operation *def = v.getDefiningOp();
-  if (!def || depth > 8)
-    return -1;
-  if (isa<GemmOp>(def))
-    return 2;
-  if (isElementwise(def) || isa<MatMulOp, SliceOp>(def)) {
-    int64_t r = -1;
-    for (Value operand : def->getOperands().take_front(
-             isa<SliceOp>(def) ? 1 : def->getNumOperands()))
-      r = std::max(r, inferRank(operand, depth + 1));
-    return r;
-  }
-  return -1;
+int64_t onnx::inferLastDim(Value v) {
+  ShapedTypeComponents s = inferShape(v);
+  if (!s.hasRank() || s.getDims().empty())
+    return ShapedType::kDynamic;
+  return s.getDims().back();
+}
+
+int64_t onnx::inferRank(Value v) {
+  ShapedTypeComponents s = inferShape(v);
+  return s.hasRank() ? (int64_t)s.getDims().size() : -1;
 }
 
 /// Integer values computed from constants and static shapes (the shape
@@ -541,52 +331,32 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
                                                       int depth) {
   auto eval = [&](Value x) { return evaluateInts(x, depth + 1); };
   if (auto shape = dyn_cast<ShapeOp>(op)) {
-    auto t = dyn_cast<RankedTensorType>(shape.getData().getType());
-    if (!t || !t.hasStaticShape())
+    ShapedTypeComponents in = inferShape(shape.getData());
+    if (!in.hasRank())
       return std::nullopt;
-    int64_t rank = t.getRank();
-    int64_t start = shape.getStart() ? *shape.getStart() : 0;
-    int64_t end = shape.getEnd() ? *shape.getEnd() : rank;
-    if (start < 0)
-      start += rank;
-    if (end < 0)
-      end += rank;
-    start = std::clamp<int64_t>(start, 0, rank);
-    end = std::clamp<int64_t>(end, 0, rank);
-    return SmallVector<int64_t>(t.getShape().begin() + start,
-                                t.getShape().begin() + std::max(start, end));
+    auto [start, end] =
+        ShapeOp::getRange(ShapeOp::Adaptor(shape), in.getDims().size());
+    SmallVector<int64_t> out(in.getDims().slice(start, end - start));
+    if (llvm::any_of(out, ShapedType::isDynamic))
+      return std::nullopt;
+    return out;
   }
   if (auto g = dyn_cast<GatherOp>(op)) {
-    // The last dimension of a value shape inference left unranked.
+    // Known dimensions of a value, whatever the others are.
     if (auto shape = g.getData().getDefiningOp<ShapeOp>()) {
+      ShapedTypeComponents in = inferShape(shape.getData());
       auto idx = eval(g.getIndices());
-      int64_t rank = inferRank(shape.getData());
-      if (idx && idx->size() == 1 && rank > 0 && !shape.getStart() &&
-          !shape.getEnd() &&
-          ((*idx)[0] == rank - 1 || (*idx)[0] == -1)) {
-        int64_t w = inferLastDim(shape.getData());
-        if (!ShapedType::isDynamic(w))
-          return SmallVector<int64_t>{w};
-      }
-    }
-    // Static dimensions of a ranked value, whatever the others are.
-    if (auto shape = g.getData().getDefiningOp<ShapeOp>()) {
-      auto t = dyn_cast<RankedTensorType>(shape.getData().getType());
-      auto idx = eval(g.getIndices());
-      if (t && idx && g.getAxis() == 0) {
-        int64_t rank = t.getRank();
-        int64_t start = shape.getStart() ? *shape.getStart() : 0;
-        int64_t end = shape.getEnd() ? *shape.getEnd() : rank;
-        start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
-        end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
-        int64_t n = std::max<int64_t>(end - start, 0);
+      if (in.hasRank() && idx && g.getAxis() == 0) {
+        auto [start, end] =
+            ShapeOp::getRange(ShapeOp::Adaptor(shape), in.getDims().size());
+        int64_t n = end - start;
         SmallVector<int64_t> out;
         for (int64_t i : *idx) {
           if (i < 0)
             i += n;
-          if (i < 0 || i >= n || t.isDynamicDim(start + i))
+          if (i < 0 || i >= n || ShapedType::isDynamic(in.getDims()[start + i]))
             break;
-          out.push_back(t.getDimSize(start + i));
+          out.push_back(in.getDims()[start + i]);
         }
         if (out.size() == idx->size())
           return out;
@@ -739,11 +509,15 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     if (!elemInt(op) || !shape || !data ||
         (int64_t)data->size() != countOf(*shape, int64_t(1) << 20))
       return std::nullopt;
-    auto w = sliceWindow(sl, *shape);
-    if (!w)
+    auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
+    ShapeQuery query(nullptr, intsOf);
+    bool known;
+    auto w = SliceOp::getWindow(query, SliceOp::Adaptor(sl), *shape, known);
+    int64_t n = succeeded(w) && known ? countOf(w->size, int64_t(1) << 20) : -1;
+    if (n < 0)
       return std::nullopt;
     std::vector<int64_t> vals(data->begin(), data->end());
-    auto out = takeWindow(vals, *shape, *w, countOf(w->shape, int64_t(1) << 20));
+    auto out = takeWindow(vals, *shape, *w, n);
     return SmallVector<int64_t>(out.begin(), out.end());
   }
   if (auto tr = dyn_cast<TransposeOp>(op)) {
@@ -818,100 +592,23 @@ static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
 FailureOr<SmallVector<int64_t>>
 onnx::getSplitSizes(Operation *op, int64_t dim, std::string &why) {
   auto split = cast<SplitOp>(op);
-  int64_t n = split.getNumResults();
-  SmallVector<int64_t> sizes;
+  std::optional<SmallVector<int64_t>> given;
   if (auto attr = split.getSplitAttr()) {
-    sizes.assign(attr->begin(), attr->end());
+    given = SmallVector<int64_t>(attr->begin(), attr->end());
   } else if (!isa<NoneType>(split.getSplit().getType())) {
-    auto c = getConstantInts(split.getSplit());
-    if (!c) {
+    given = getConstantInts(split.getSplit());
+    if (!given) {
       why = "'split' is not a constant";
       return failure();
     }
-    sizes = std::move(*c);
-  } else {
-    if (ShapedType::isDynamic(dim)) {
-      why = "equal parts of a dimension of unknown size";
-      return failure();
-    }
-    if (!split.getNumOutputs() && dim % n != 0) {
-      why = "dimension " + std::to_string(dim) + " does not split into " +
-            std::to_string(n) + " equal parts";
-      return failure();
-    }
-    int64_t part = dim / n + (dim % n != 0);
-    for (int64_t i = 0; i < n; ++i)
-      sizes.push_back(std::clamp<int64_t>(dim - i * part, 0, part));
   }
-  if ((int64_t)sizes.size() != n) {
-    why = "'split' has " + std::to_string(sizes.size()) + " sizes for " +
-          std::to_string(n) + " outputs";
-    return failure();
-  }
-  // Summed with every part bounded, so no overflow.
-  int64_t total = 0;
-  for (int64_t s : sizes) {
-    if (s < 0 || (!ShapedType::isDynamic(dim) && s > dim - total)) {
-      why = "'split' sizes do not add up to " + std::to_string(dim);
-      return failure();
-    }
-    if (ShapedType::isDynamic(dim) && s > std::numeric_limits<int64_t>::max() - total) {
-      why = "'split' sizes overflow";
-      return failure();
-    }
-    total += s;
-  }
-  if (!ShapedType::isDynamic(dim) && total != dim) {
-    why = "'split' sizes do not add up to " + std::to_string(dim);
-    return failure();
-  }
-  return sizes;
+  return computeSplitSizes(
+      given ? std::optional<ArrayRef<int64_t>>(*given) : std::nullopt,
+      split.getNumResults(), split.getNumOutputs().has_value(), dim, why);
 }
 
 std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
   return evaluateInts(v, 0);
-}
-
-std::optional<SmallVector<int64_t>> onnx::getConstantInts(ElementsAttr attr) {
-  if (!attr)
-    return std::nullopt;
-  Type e = attr.getElementType();
-  if (e.isInteger(1)) {
-    // Bools (a loop's condition): dense, or a resource of one byte each.
-    SmallVector<int64_t> out;
-    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-      if (dense.getNumElements() > (int64_t(1) << 20))
-        return std::nullopt;
-      for (bool b : dense.getValues<bool>())
-        out.push_back(b);
-      return out;
-    }
-    auto bytes = rawBytes(attr, 1);
-    if (!bytes)
-      return std::nullopt;
-    for (char c : *bytes)
-      out.push_back(c != 0);
-    return out;
-  }
-  if (!e.isInteger(64) && !e.isInteger(32))
-    return std::nullopt;
-  size_t w = e.isInteger(64) ? 8 : 4;
-  auto bytes = rawBytes(attr, w);
-  if (!bytes)
-    return std::nullopt;
-  SmallVector<int64_t> out;
-  for (size_t i = 0; i < bytes->size(); i += w) {
-    if (w == 8) {
-      int64_t x;
-      std::memcpy(&x, bytes->data() + i, 8);
-      out.push_back(x);
-    } else {
-      int32_t x;
-      std::memcpy(&x, bytes->data() + i, 4);
-      out.push_back(x);
-    }
-  }
-  return out;
 }
 
 ConstantBuilder::ConstantBuilder(func::FuncOp func) : func(func) {

@@ -4,6 +4,7 @@
 #define LSTM_OPT_DIALECT_ONNX_IR_ONNXOPS_H
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXDialect.h"
+#include "lstm-opt/Dialect/ONNX/IR/ONNXShapeRules.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -49,6 +50,8 @@ public:
   }
 };
 } // namespace lstm_opt::onnx::traits
+
+#include "lstm-opt/Dialect/ONNX/IR/ONNXInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h.inc"

@@ -24,6 +24,40 @@ include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Shape rules
+//===----------------------------------------------------------------------===//
+
+def ONNX_ShapeRuleOpInterface : OpInterface<"ShapeRuleOpInterface"> {
+  let cppNamespace = "::lstm_opt::onnx";
+  let description = [{
+    An op that states its ONNX shape rule (ONNXShapeRules.h): what it requires
+    of its operands' shapes and the shapes and element types of its results.
+    The verifier checks the declared result types against the rule; the
+    recogniser's shape inference and convert-onnx-to-linalg ask the rule
+    instead of computing shapes themselves.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Runs the rule with what `query` knows of the operands; one entry per
+        result (unranked where the rank is unknown). Fails, with the query's
+        reason set, when the operands break the rule.
+      }],
+      "::llvm::LogicalResult", "inferResultShapes",
+      (ins "::lstm_opt::onnx::ShapeQuery &":$query,
+           "::llvm::SmallVectorImpl<::mlir::ShapedTypeComponents> &":$shapes),
+      [{}], [{
+        query.setNumResults($_op->getNumResults());
+        return ConcreteOp::inferShapes(query, typename ConcreteOp::Adaptor($_op),
+                                       shapes);
+      }]>
+  ];
+  // After the op's own verifier, which checks the op's structure first.
+  let verifyWithRegions = 1;
+  let verify = [{ return ::lstm_opt::onnx::verifyShapeRule($_op); }];
+}
 
 //===----------------------------------------------------------------------===//
 // Base classes
@@ -34,8 +68,13 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 // the ONNX attributes. The importer pads omitted trailing inputs with `none`
 // up to `kNumOnnxInputs`; `kVariadicOnnxInputs`/`kVariadicOnnxOutputs` mark
 // operators whose input/output count is free.
+//
+// Each states its shape rule (ONNXShapeRules.cpp) as `inferShapes`, which
+// the verifier, InferShapedTypeOpInterface and the passes share.
 class ONNX_Op<string mnemonic, dag ins, dag attrs, list<Trait> traits = []>
-    : Op<ONNX_Dialect, mnemonic, !listconcat([Pure], traits)> {
+    : Op<ONNX_Dialect, mnemonic,
+         !listconcat([Pure, InferShapedTypeOpInterface,
+                      ONNX_ShapeRuleOpInterface], traits)> {
   let arguments = !con(ins, attrs);
   bit variadicIns = 0;
   bit variadicOuts = 0;
@@ -45,6 +84,20 @@ class ONNX_Op<string mnemonic, dag ins, dag attrs, list<Trait> traits = []>
     static constexpr int kNumOnnxOutputs = }] # !size(results) # [{;
     static constexpr bool kVariadicOnnxInputs = }] # !if(variadicIns, "true", "false") # [{;
     static constexpr bool kVariadicOnnxOutputs = }] # !if(variadicOuts, "true", "false") # [{;
+
+    /// The ONNX shape rule of this operator (ONNXShapeRules.cpp).
+    static ::llvm::LogicalResult inferShapes(
+        ::lstm_opt::onnx::ShapeQuery &query, Adaptor op,
+        ::llvm::SmallVectorImpl<::mlir::ShapedTypeComponents> &shapes);
+    static ::llvm::LogicalResult inferReturnTypeComponents(
+        ::mlir::MLIRContext *context, ::std::optional<::mlir::Location> location,
+        ::mlir::ValueShapeRange operands, ::mlir::DictionaryAttr attributes,
+        ::mlir::OpaqueProperties properties, ::mlir::RegionRange regions,
+        ::llvm::SmallVectorImpl<::mlir::ShapedTypeComponents> &shapes) {
+      return ::lstm_opt::onnx::inferWithRule<Adaptor>(
+          &inferShapes, location, operands, attributes, properties, regions,
+          shapes);
+    }
   }] # extraOpDecl;
   let assemblyFormat = "`(` operands `)` attr-dict `:` functional-type(operands, results)";
 }
@@ -329,6 +382,13 @@ def ONNX_SliceOp : ONNX_Op<"Slice",
   }];
   let results = (outs ONNX_Tensor:$output);
   let hasVerifier = 1;
+  let extraOpDecl = [{
+    /// The elements the slice takes from a tensor of shape `in` (its shape
+    /// rule's window); `known` is false when the bounds are not known.
+    static ::llvm::FailureOr<::lstm_opt::onnx::SliceWindow>
+    getWindow(::lstm_opt::onnx::ShapeQuery &query, Adaptor op,
+              ::llvm::ArrayRef<int64_t> in, bool &known);
+  }];
 }
 
 def ONNX_GatherOp : ONNX_Op<"Gather", (ins ONNX_Tensor:$data, ONNX_Tensor:$indices),
@@ -405,7 +465,10 @@ def ONNX_ShapeOp : ONNX_Op<"Shape", (ins ONNX_Tensor:$data),
   let summary = "ONNX Shape";
   let description = "The shape of `data` as a 1-D int64 tensor (dims [start, end)).";
   let results = (outs ONNX_Tensor:$shape);
-  let hasVerifier = 1;
+  let extraOpDecl = [{
+    /// The dimensions [start, end) of a tensor of rank `rank` the op returns.
+    static std::pair<int64_t, int64_t> getRange(Adaptor op, int64_t rank);
+  }];
 }
 
 def ONNX_ConstantOp : ONNX_Op<"Constant", (ins),

@@ -11,6 +11,8 @@
 #ifndef LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H
 #define LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H
 
+#include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -23,12 +25,8 @@
 
 namespace lstm_opt::onnx {
 
-/// Follows onnx.Identity chains to the value that defines `v`'s data.
-mlir::Value skipIdentities(mlir::Value v);
-
-/// The constant attribute behind `v` (onnx.initializer, onnx.Constant with
-/// `value`, arith.constant; through Identity), or null.
-mlir::ElementsAttr getConstantAttr(mlir::Value v);
+// skipIdentities, getConstantAttr and getConstantInts(ElementsAttr) belong
+// to the dialect (ONNXShapeRules.h).
 
 /// A constant f32 tensor's shape and values.
 struct F32Tensor {
@@ -54,22 +52,22 @@ std::optional<F32Tensor> foldConstantF32(mlir::Value v,
 /// (Shape of a static tensor, Gather, integer Add/Sub/Mul/Div, Concat,
 /// Squeeze/Unsqueeze, Cast).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
-std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::ElementsAttr attr);
 
 /// The part sizes of `split` along an axis of size `dim`: from the `split`
-/// input (opset 13+), the `split` attribute (before 13), or equal parts (with
-/// opset 18's `num_outputs` the last part may be smaller: ceil(dim / n) each).
-/// Fails, with `why` set, when the sizes are not constant, are negative, do
-/// not add up to `dim`, or do not match the number of results; a dynamic
-/// `dim` is accepted only with explicit sizes.
+/// input (opset 13+, evaluated like getConstantInts), the `split` attribute
+/// (before 13), or equal parts (computeSplitSizes, the Split shape rule's).
+/// Fails, with `why` set, when the sizes are not constant or break the rule.
 llvm::FailureOr<llvm::SmallVector<int64_t>>
 getSplitSizes(mlir::Operation *split, int64_t dim, std::string &why);
 
-/// The last dimension / rank of `v`: from its type, or, where shape
-/// inference left it unranked, from what computed it (MatMul/Gemm weights,
-/// Slice bounds, elementwise operands). kDynamic / -1 if unknown.
-int64_t inferLastDim(mlir::Value v, int depth = 0);
-int64_t inferRank(mlir::Value v, int depth = 0);
+/// The shape of `v` as far as it is known: its type, refined by the shape
+/// rule of the op that computes it, whose operands are refined the same way
+/// (up to 8 ops up) and whose integer operands are evaluated like
+/// getConstantInts. For values the importer's shape inference left unknown.
+mlir::ShapedTypeComponents inferShape(mlir::Value v);
+/// The last dimension / rank of inferShape(v); kDynamic / -1 if unknown.
+int64_t inferLastDim(mlir::Value v);
+int64_t inferRank(mlir::Value v);
 
 /// Creates initializers in a function, reusing one per distinct content, so
 /// that T steps that share weights share one value.
