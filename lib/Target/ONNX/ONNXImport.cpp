@@ -18,6 +18,7 @@
 
 #include "ProtoUtils.h"
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -1359,6 +1360,10 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
       }
   }
 
+  // Where the ONNX library does not type the graph (an opset newer than it
+  // knows, or its inference fails), the dialect's shape rules fill in what
+  // they can once the graph is imported.
+  bool libraryInferred = false;
   if (options.shapeInference) {
     std::string err;
     if (opsets.lookup("") <= proto::maxKnownOpset("")) {
@@ -1366,10 +1371,10 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
       // (a symbolic dim may become static): keep the declared ones.
       auto declaredOutputs = model.graph().output();
       SubgraphDeclarations declaredSubgraphs(*model.mutable_graph());
-      if (!proto::inferShapes(model, err,
-                              /*dataPropagation=*/!options.inputShapes.empty()))
-        inferenceWarning = "ONNX shape inference failed (" + err +
-                           "); intermediate types stay unknown";
+      libraryInferred = proto::inferShapes(
+          model, err, /*dataPropagation=*/!options.inputShapes.empty());
+      if (!libraryInferred)
+        inferenceWarning = "ONNX shape inference failed (" + err + ")";
       if (options.inputShapes.empty()) {
         *model.mutable_graph()->mutable_output() = std::move(declaredOutputs);
         declaredSubgraphs.restore();
@@ -1445,10 +1450,15 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
 
   if (failed(verify(*module)))
     return nullptr;
+  int64_t refined = 0;
+  if (options.shapeInference && !libraryInferred)
+    refined = od::refineShapes(func);
   // Reported only for a model that imports: a defect found above is the
   // better message.
   if (!inferenceWarning.empty())
-    emitWarning(fileLoc) << inferenceWarning;
+    emitWarning(fileLoc) << inferenceWarning << "; " << refined
+                         << " intermediate types come from the onnx "
+                            "dialect's shape rules, the others stay unknown";
   return module;
 }
 

@@ -243,6 +243,12 @@ static std::string describe(const ShapedTypeComponents &c) {
 }
 
 Type onnx::refineType(Type declared, const ShapedTypeComponents &inferred) {
+  // A value the model leaves untyped: a tensor once the element type is known.
+  if (isa<UnknownType>(declared) && inferred.getElementType()) {
+    if (!inferred.hasRank())
+      return UnrankedTensorType::get(inferred.getElementType());
+    return RankedTensorType::get(inferred.getDims(), inferred.getElementType());
+  }
   auto shaped = dyn_cast<TensorType>(declared);
   if (!shaped)
     return declared;

@@ -279,6 +279,43 @@ ShapedTypeComponents onnx::inferShape(Value v) {
   return inferShapeImpl(v, 0, memo);
 }
 
+int64_t onnx::refineShapes(func::FuncOp func) {
+  if (func.isExternal())
+    return 0;
+  // What is known of each value: its type, or what a rule inferred for it.
+  DenseMap<Value, ShapedTypeComponents> known;
+  auto shapeOf = [&](Value x) {
+    if (auto it = known.find(x); it != known.end())
+      return it->second;
+    auto t = dyn_cast<ShapedType>(x.getType());
+    return t ? ShapedTypeComponents(t) : ShapedTypeComponents();
+  };
+  auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
+  int64_t refined = 0;
+  for (Operation &op : func.front()) {
+    if (!isa<ShapeRuleOpInterface>(op))
+      continue;
+    ShapeQuery query(shapeOf, intsOf);
+    SmallVector<ShapedTypeComponents> shapes;
+    if (failed(inferResultShapes(&op, query, shapes)))
+      continue;
+    for (auto [result, shape] : llvm::zip(op.getResults(), shapes)) {
+      Type type = refineType(result.getType(), shape);
+      if (!type || type == result.getType())
+        continue;
+      known[result] = ShapedTypeComponents(cast<ShapedType>(type));
+      bool onnxUsers = llvm::all_of(result.getUsers(), [](Operation *user) {
+        return isa<ONNXDialect>(user->getDialect()) && !isa<YieldOp>(user);
+      });
+      if (!onnxUsers)
+        continue;
+      result.setType(type);
+      ++refined;
+    }
+  }
+  return refined;
+}
+
 int64_t onnx::inferLastDim(Value v) {
   ShapedTypeComponents s = inferShape(v);
   if (!s.hasRank() || s.getDims().empty())

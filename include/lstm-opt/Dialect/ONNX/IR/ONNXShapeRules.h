@@ -123,7 +123,8 @@ mlir::LogicalResult inferWithRule(
 mlir::LogicalResult verifyShapeRule(mlir::Operation *op);
 
 /// `declared` with every unknown dimension (or an unknown rank) that
-/// `inferred` knows filled in; null when the two contradict each other.
+/// `inferred` knows filled in (an !onnx.unknown becomes a tensor once the
+/// element type is known); null when the two contradict each other.
 mlir::Type refineType(mlir::Type declared,
                       const mlir::ShapedTypeComponents &inferred);
 

@@ -65,6 +65,16 @@ getSplitSizes(mlir::Operation *split, int64_t dim, std::string &why);
 /// (up to 8 ops up) and whose integer operands are evaluated like
 /// getConstantInts. For values the importer's shape inference left unknown.
 mlir::ShapedTypeComponents inferShape(mlir::Value v);
+/// Fills in the types of `func`'s top-level ops from their shape rules, in
+/// block order so that what one op learns its users see: a result whose
+/// declared type is less precise than the rule's (an unknown rank or
+/// dimension) gets the rule's, where every user is an onnx op (a graph
+/// output keeps its declared type, and so does a value a subgraph or
+/// another dialect reads; what is inferred for it still flows on). Integer
+/// operands are evaluated like getConstantInts. Returns the number of
+/// results refined.
+int64_t refineShapes(mlir::func::FuncOp func);
+
 /// The last dimension / rank of inferShape(v); kDynamic / -1 if unknown.
 int64_t inferLastDim(mlir::Value v);
 int64_t inferRank(mlir::Value v);

@@ -33,6 +33,26 @@ def RNNUnrollRecurrentLoopsPass
   ];
 }
 
+def ONNXInferShapesPass : Pass<"onnx-infer-shapes", "mlir::func::FuncOp"> {
+  let summary = "Fill in unknown onnx types from the ops' shape rules";
+  let description = [{
+    Gives each result of a typed onnx op whose declared type is less precise
+    than its shape rule's (an unknown rank or dimension) the rule's type,
+    walking the graph in order so that what one op learns its users see
+    (onnx::refineShapes). Integer operands computed from constants and
+    static shapes (Shape -> Gather -> Concat -> Reshape) are evaluated. A
+    graph output keeps its declared type, as does a value that a subgraph
+    or an op of another dialect reads; what is inferred for it still flows
+    on to its onnx users. The importer runs the same refinement where the
+    ONNX library's shape inference failed or does not know the model's
+    opset. See docs/passes/onnx-infer-shapes.md.
+  }];
+  let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
+  let statistics = [
+    Statistic<"numRefined", "refined", "Number of results given a more precise type">,
+  ];
+}
+
 def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   let summary = "Find recurrent cells in onnx IR by their equations";
   let description = [{

@@ -1,0 +1,66 @@
+// RUN: lstm-opt %s -split-input-file -onnx-infer-shapes | FileCheck %s
+
+// Types the model leaves unknown, filled in from the ops' shape rules, in
+// order: the Reshape's target is computed (Shape -> Gather -> Concat) and
+// evaluated; the MatMul then knows both operands.
+
+// CHECK-LABEL: func.func @chain
+// CHECK: onnx.Transpose(%{{.*}}) : (tensor<2x8xf32>) -> tensor<8x2xf32>
+// CHECK: onnx.Shape(%{{.*}}) : (tensor<2x8xf32>) -> tensor<2xi64>
+// CHECK: onnx.Gather(%{{.*}}, %{{.*}}) : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+// CHECK: onnx.Concat(%{{.*}}, %{{.*}}) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+// CHECK: onnx.Reshape(%{{.*}}, %{{.*}}) : (tensor<8x2xf32>, tensor<2xi64>) -> tensor<2x8xf32>
+// CHECK: onnx.MatMul(%{{.*}}, %{{.*}}) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+// CHECK: onnx.Sigmoid(%{{.*}}) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @chain(%x: tensor<2x8xf32>) -> tensor<?x?xf32> {
+  %t = onnx.Transpose(%x) : (tensor<2x8xf32>) -> tensor<*xf32>
+  %shape = onnx.Shape(%x) : (tensor<2x8xf32>) -> tensor<?xi64>
+  %zero = onnx.initializer "zero" dense<[0]> : tensor<1xi64>
+  %b = onnx.Gather(%shape, %zero) : (tensor<?xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %minus1 = onnx.initializer "minus1" dense<[-1]> : tensor<1xi64>
+  %target = onnx.Concat(%b, %minus1) {axis = 0 : i64} : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %r = onnx.Reshape(%t, %target) : (tensor<*xf32>, tensor<*xi64>) -> tensor<*xf32>
+  %w = onnx.initializer "w" dense<0.5> : tensor<8x3xf32>
+  %m = onnx.MatMul(%r, %w) : (tensor<*xf32>, tensor<8x3xf32>) -> !onnx.unknown
+  %s = onnx.Sigmoid(%m) : (!onnx.unknown) -> tensor<?x?xf32>
+  %y = onnx.Identity(%s) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// A graph output keeps its declared type (a symbolic dimension stays
+// symbolic); what is inferred for it still reaches its other users. A
+// value that a subgraph reads keeps its type too.
+
+// CHECK-LABEL: func.func @kept
+// CHECK: %[[M:.*]] = onnx.MatMul(%{{.*}}, %{{.*}}) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<?x3xf32>
+// CHECK: %[[T:.*]] = onnx.Tanh(%[[M]]) : (tensor<?x3xf32>) -> tensor<2x3xf32>
+// CHECK: onnx.Add(%[[T]], %[[T]]) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<*xf32>
+// CHECK: %[[N:.*]] = onnx.Neg(%{{.*}}) : (tensor<2x8xf32>) -> tensor<*xf32>
+// CHECK: onnx.node "If"
+// CHECK: return %[[M]], %{{.*}}, %{{.*}} : tensor<?x3xf32>, tensor<*xf32>, tensor<*xf32>
+func.func @kept(%x: tensor<2x8xf32>, %c: tensor<i1>) -> (tensor<?x3xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %w = onnx.initializer "w" dense<0.5> : tensor<8x3xf32>
+  %m = onnx.MatMul(%x, %w) : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<?x3xf32>
+  %u = onnx.Tanh(%m) : (tensor<?x3xf32>) -> tensor<*xf32>
+  %t = onnx.Add(%u, %u) : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %n = onnx.Neg(%x) : (tensor<2x8xf32>) -> tensor<*xf32>
+  %if = onnx.node "If"(%c) graphs {
+    onnx.yield %n : tensor<*xf32> {input_names = [], output_names = ["o"]}
+  }, {
+    onnx.yield %n : tensor<*xf32> {input_names = [], output_names = ["o"]}
+  } {domain = "", graph_attrs = ["then_branch", "else_branch"]} : (tensor<i1>) -> tensor<*xf32>
+  return %m, %t, %if : tensor<?x3xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// Nothing to learn: the pass changes nothing.
+
+// CHECK-LABEL: func.func @static
+// CHECK: onnx.Relu(%{{.*}}) : (tensor<4xf32>) -> tensor<4xf32>
+func.func @static(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
