@@ -32,6 +32,7 @@
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -1089,21 +1090,14 @@ FailureOr<Results> FunctionLowering::lowerUnary(Operation *op,
         if (opType == "Abs")
           return isFloat ? (Value)math::AbsFOp::create(nb, nloc, v)
                          : (Value)math::AbsIOp::create(nb, nloc, v);
-        if (opType == "Sigmoid") {
-          // 1 / (1 + exp(-x))
-          Value e =
-              math::ExpOp::create(nb, nloc, arith::NegFOp::create(nb, nloc, v));
-          Value d = arith::AddFOp::create(nb, nloc, scalar(1), e);
-          return arith::DivFOp::create(nb, nloc, scalar(1), d);
+        // The activations' math is the recurrent kernels' (one helper), in
+        // its reference form: a Sigmoid node keeps relative accuracy.
+        if (opType == "Sigmoid" || opType == "HardSigmoid" ||
+            opType == "Tanh") {
+          ImplicitLocOpBuilder ib(nloc, nb);
+          return rnn::emitActivation(ib, {opType.lower(), alpha, beta}, v,
+                                     rnn::ActivationForm::Reference);
         }
-        if (opType == "HardSigmoid") {
-          Value t = arith::MulFOp::create(nb, nloc, scalar(alpha), v);
-          t = arith::AddFOp::create(nb, nloc, t, scalar(beta));
-          t = arith::MinimumFOp::create(nb, nloc, t, scalar(1));
-          return arith::MaximumFOp::create(nb, nloc, t, scalar(0));
-        }
-        if (opType == "Tanh")
-          return math::TanhOp::create(nb, nloc, v);
         if (opType == "Exp")
           return math::ExpOp::create(nb, nloc, v);
         if (opType == "Log")

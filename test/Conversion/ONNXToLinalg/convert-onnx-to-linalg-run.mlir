@@ -157,5 +157,14 @@ func.func @main() {
   // CHECK: sizes = [2, 3]
   // CHECK-NEXT: {{\[\[}}0.712117, 0.9, 0.9],
   // CHECK-NEXT: [0.9, 0.9, 0.9]]
+
+  // A Sigmoid node keeps relative accuracy down to tiny outputs (the
+  // reference form; 0.5 + 0.5 tanh(x / 2) would give 0 below about -17).
+  %far = onnx.Constant() {value = dense<[-40.0, -20.0, 0.0, 20.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %tiny = onnx.Sigmoid(%far) : (tensor<4xf32>) -> tensor<4xf32>
+  %tiny_u = tensor.cast %tiny : tensor<4xf32> to tensor<*xf32>
+  call @show(%tiny_u) : (tensor<*xf32>) -> ()
+  // CHECK: sizes = [4]
+  // CHECK-NEXT: [4.24835e-18, 2.06115e-09, 0.5, 1]
   return
 }

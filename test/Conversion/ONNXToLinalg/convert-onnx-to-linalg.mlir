@@ -354,22 +354,23 @@ func.func @elementwise(%x: tensor<2x3xf32>, %y: tensor<3xf32>, %i: tensor<2x3xi6
 
 // CHECK-LABEL: func.func @unary
 // CHECK: arith.negf
-// Sigmoid: 1 / (1 + exp(-x)).
+// Sigmoid: 1 / (1 + exp(-x)), the reference form of rnn::emitActivation (the
+// recurrent kernels use the tanh form: convert-rnn-to-cpu.mlir).
 // CHECK: %[[N:.*]] = arith.negf %[[IN:.*]] : f32
 // CHECK-NEXT: %[[E:.*]] = math.exp %[[N]] : f32
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT: %[[D:.*]] = arith.addf %[[ONE]], %[[E]] : f32
-// CHECK-NEXT: %[[ONE2:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT: arith.divf %[[ONE2]], %[[D]] : f32
+// CHECK-NEXT: arith.divf %[[ONE]], %[[D]] : f32
+// CHECK-NOT: math.fma
 // CHECK: math.tanh
 // CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
-// HardSigmoid: max(0, min(1, alpha * x + beta)).
-// CHECK: arith.constant 2.500000e-01 : f32
-// CHECK: arith.mulf
-// CHECK: arith.constant 5.000000e-01 : f32
-// CHECK: arith.addf
-// CHECK: arith.minimumf
-// CHECK: arith.maximumf
+// HardSigmoid: min(1, max(0, x * alpha + beta)).
+// CHECK: %[[A:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK: %[[B:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[M:.*]] = arith.mulf %{{.*}}, %[[A]]
+// CHECK: %[[S:.*]] = arith.addf %[[M]], %[[B]]
+// CHECK: %[[L:.*]] = arith.maximumf %[[S]]
+// CHECK: arith.minimumf %[[L]]
 // Integer Neg and Relu.
 // CHECK: arith.subi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.maxsi %{{.*}}, %{{.*}} : i32
@@ -383,6 +384,19 @@ func.func @unary(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor
   %ni = onnx.Neg(%i) : (tensor<4xi32>) -> tensor<4xi32>
   %ri = onnx.Relu(%i) : (tensor<4xi32>) -> tensor<4xi32>
   return %n, %s, %t, %r, %h, %ni, %ri : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xi32>
+}
+
+// -----
+
+// The activations in another float type: constants of that type.
+// CHECK-LABEL: func.func @unary_f64
+// CHECK: arith.negf %{{.*}} : f64
+// CHECK: math.exp %{{.*}} : f64
+// CHECK: arith.constant 1.000000e+00 : f64
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+func.func @unary_f64(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %s = onnx.Sigmoid(%x) : (tensor<3xf64>) -> tensor<3xf64>
+  return %s : tensor<3xf64>
 }
 
 // -----

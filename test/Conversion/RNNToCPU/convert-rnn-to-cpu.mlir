@@ -27,6 +27,11 @@
 // The time loop, reverse: t = 4 - s.
 // CHECK:   scf.for %[[S:.*]] = %c0 to %c5 step %c1 {
 // CHECK:     arith.subi %c4, %[[S]]
+// The gates' sigmoid in the kernel form of rnn::emitActivation:
+// 0.5 + 0.5 tanh(x / 2) (a model's own Sigmoid nodes get the reference form:
+// convert-onnx-to-linalg.mlir).
+// CHECK:   %[[T:.*]] = math.tanh %{{.*}} : vector<16xf32>
+// CHECK:   math.fma %[[T]], %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK:   math.tanh
 // CHECK-NOT: scf.parallel
 // CHECK:   return

@@ -64,15 +64,17 @@ rnn::collectActivations(Operation *op, StringRef pass, CellKind kind,
 }
 
 Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
-                          Value x) {
+                          Value x, ActivationForm form) {
   Type t = x.getType();
+  Type elem = getElementTypeOrSelf(t);
   auto cst = [&](float v) -> Value {
+    auto attr = b.getFloatAttr(elem, v);
     if (auto vt = dyn_cast<VectorType>(t))
-      return arith::ConstantOp::create(
-          b, DenseElementsAttr::get(vt, b.getF32FloatAttr(v)));
-    return arith::ConstantOp::create(b, b.getF32FloatAttr(v));
+      return arith::ConstantOp::create(b, DenseElementsAttr::get(vt, attr));
+    return arith::ConstantOp::create(b, attr);
   };
-  Value one = cst(1.f), zero = cst(0.f);
+  auto one = [&] { return cst(1.f); };
+  auto zero = [&] { return cst(0.f); };
   auto mul = [&](Value l, Value r) { return arith::MulFOp::create(b, l, r); };
   auto add = [&](Value l, Value r) { return arith::AddFOp::create(b, l, r); };
   auto sel = [&](arith::CmpFPredicate pred, Value l, Value r, Value yes,
@@ -80,7 +82,16 @@ Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
     Value c = arith::CmpFOp::create(b, pred, l, r);
     return arith::SelectOp::create(b, c, yes, no);
   };
+  // Each op's operands are made in statements of their own, so that the
+  // IR comes out in one order whatever the compiler's argument order.
   const std::string &n = a.name;
+  if (n == "sigmoid" && form == ActivationForm::Reference) {
+    // 1 / (1 + exp(-x))
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x));
+    Value c1 = one();
+    Value d = add(c1, e);
+    return arith::DivFOp::create(b, c1, d);
+  }
   if (n == "sigmoid") {
     // 1 / (1 + exp(-x)) as 0.5 + 0.5 tanh(x / 2): one rational
     // approximation instead of exp's plus a division.
@@ -90,26 +101,42 @@ Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
   }
   if (n == "tanh")
     return math::TanhOp::create(b, x);
-  if (n == "relu")
-    return arith::MaximumFOp::create(b, x, zero);
-  if (n == "leakyrelu")
-    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(x, cst(a.alpha)));
-  if (n == "thresholdedrelu")
-    return sel(arith::CmpFPredicate::OGT, x, cst(a.alpha), x, zero);
+  if (n == "relu") {
+    Value c0 = zero();
+    return arith::MaximumFOp::create(b, x, c0);
+  }
+  if (n == "leakyrelu") {
+    Value c0 = zero(), alpha = cst(a.alpha);
+    Value neg = mul(x, alpha);
+    return sel(arith::CmpFPredicate::OGE, x, c0, x, neg);
+  }
+  if (n == "thresholdedrelu") {
+    Value c0 = zero(), alpha = cst(a.alpha);
+    return sel(arith::CmpFPredicate::OGT, x, alpha, x, c0);
+  }
   if (n == "elu") {
-    Value em1 = arith::SubFOp::create(b, math::ExpOp::create(b, x), one);
-    return sel(arith::CmpFPredicate::OGE, x, zero, x, mul(em1, cst(a.alpha)));
+    Value c0 = zero(), c1 = one(), alpha = cst(a.alpha);
+    Value em1 = arith::SubFOp::create(b, math::ExpOp::create(b, x), c1);
+    Value neg = mul(em1, alpha);
+    return sel(arith::CmpFPredicate::OGE, x, c0, x, neg);
   }
   if (n == "hardsigmoid") {
-    Value v = add(mul(x, cst(a.alpha)), cst(a.beta));
-    return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, v, zero), one);
+    Value alpha = cst(a.alpha), beta = cst(a.beta), c0 = zero(), c1 = one();
+    Value v = add(mul(x, alpha), beta);
+    return arith::MinimumFOp::create(b, arith::MaximumFOp::create(b, v, c0), c1);
   }
-  if (n == "scaledtanh")
-    return mul(cst(a.alpha), math::TanhOp::create(b, mul(x, cst(a.beta))));
-  if (n == "affine")
-    return add(mul(x, cst(a.alpha)), cst(a.beta));
-  if (n == "softsign")
-    return arith::DivFOp::create(b, x, add(one, math::AbsFOp::create(b, x)));
+  if (n == "scaledtanh") {
+    Value alpha = cst(a.alpha), beta = cst(a.beta);
+    return mul(alpha, math::TanhOp::create(b, mul(x, beta)));
+  }
+  if (n == "affine") {
+    Value alpha = cst(a.alpha), beta = cst(a.beta);
+    return add(mul(x, alpha), beta);
+  }
+  if (n == "softsign") {
+    Value c1 = one();
+    return arith::DivFOp::create(b, x, add(c1, math::AbsFOp::create(b, x)));
+  }
   return math::Log1pOp::create(b, math::ExpOp::create(b, x)); // softplus
 }
 

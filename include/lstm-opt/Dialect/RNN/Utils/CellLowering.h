@@ -91,9 +91,24 @@ mlir::LogicalResult describeLayer(OpTy op, llvm::StringRef pass,
   return mlir::success();
 }
 
-/// `a` applied to `x` (f32, or a vector of f32) with arith/math ops.
+/// How an activation is written in arith/math ops; only the sigmoid differs.
+enum class ActivationForm {
+  /// The recurrent kernels: sigmoid as 0.5 + 0.5 tanh(x / 2), one rational
+  /// approximation and no division. Gate outputs are read with absolute
+  /// error, which this keeps at a few ulp of 1 (a result below ~1e-8 comes
+  /// out as 0).
+  Kernel,
+  /// A model's own activation nodes (convert-onnx-to-linalg): sigmoid as
+  /// 1 / (1 + exp(-x)), accurate relative to the result down to the smallest
+  /// outputs (a probability of 1e-20 stays 1e-20).
+  Reference,
+};
+
+/// `a` applied to `x` (a float, or a vector of floats) with arith/math ops,
+/// in the given form. The one place the ONNX activations' math is written.
 mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
-                           mlir::Value x);
+                           mlir::Value x,
+                           ActivationForm form = ActivationForm::Kernel);
 
 /// `base`, or `base_N` for the first N no symbol of `module` uses.
 std::string uniqueSymbol(mlir::ModuleOp module, llvm::StringRef base);
