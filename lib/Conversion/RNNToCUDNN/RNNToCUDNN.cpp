@@ -43,38 +43,15 @@ namespace {
 
 constexpr const char *kForwardFn = "lstm_opt_rnn_forward_memref";
 
-/// Why cuDNN cannot run `op` exactly, or "" if it can.
-template <typename OpTy>
-std::string unsupportedReason(OpTy op) {
-  if (op.getDirection() == rnn::Direction::Reverse)
-    return "cuDNN has no reverse-only direction";
-  if (op.getCell() == rnn::CellKind::GRU && !op.getLinearBeforeReset())
-    return "cuDNN's GRU applies the reset after the recurrent GEMM "
-           "(linear_before_reset = 1) only";
-  if (op.getClipAttr())
-    return "ONNX's clip (of the gate pre-activations) has no cuDNN equivalent";
-  if (auto acts = op.getActivationsAttr()) {
-    SmallVector<std::string> names;
-    for (Attribute a : acts)
-      names.push_back(cast<StringAttr>(a).getValue().lower());
-    int64_t n = rnn::getNumActivations(op.getCell());
-    for (size_t i = 0; i < names.size(); ++i) {
-      StringRef want;
-      switch (op.getCell()) {
-      case rnn::CellKind::LSTM: want = i % n == 0 ? "sigmoid" : "tanh"; break;
-      case rnn::CellKind::GRU: want = i % n == 0 ? "sigmoid" : "tanh"; break;
-      case rnn::CellKind::RNN:
-        if (names[i] != names[0] || (names[i] != "tanh" && names[i] != "relu"))
-          return "cuDNN's simple RNN is tanh or relu (the same in both "
-                 "directions)";
-        continue;
-      }
-      if (names[i] != want)
-        return "cuDNN runs the default activations only";
-    }
-  }
-  return "";
-}
+/// What cuDNN runs exactly: everything but a reverse-only layer, a GRU
+/// with the reset before the recurrent GEMM, ONNX's clip and activations
+/// other than the defaults.
+const rnn::BackendCapabilities kCUDNN = {/*name=*/"cuDNN",
+                                         /*sequenceLens=*/true,
+                                         /*reverseOnly=*/false,
+                                         /*clip=*/false,
+                                         /*gruResetBeforeGemm=*/false,
+                                         /*anyActivations=*/false};
 
 int64_t cellCode(rnn::CellKind kind, std::optional<ArrayAttr> acts) {
   switch (kind) {
@@ -288,7 +265,7 @@ struct ConvertRNNToCUDNNPass
     for (Operation *op : layers) {
       LogicalResult res = success();
       if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
-        std::string why = unsupportedReason(seq);
+        std::string why = rnn::whyUnsupported(seq, kCUDNN);
         if (!why.empty()) {
           rnn::remarkLayerLeftForCPU(seq, "convert-rnn-to-cudnn", why);
           continue;
@@ -300,7 +277,7 @@ struct ConvertRNNToCUDNNPass
                              seq.getH0(), seq.getC0(), seq.getSequenceLens());
       } else {
         auto st = cast<rnn::StackOp>(op);
-        std::string why = unsupportedReason(st);
+        std::string why = rnn::whyUnsupported(st, kCUDNN);
         if (!why.empty()) {
           // Its levels go to the CPU kernels one by one.
           st.emitRemark() << "convert-rnn-to-cudnn: stack left for the CPU "

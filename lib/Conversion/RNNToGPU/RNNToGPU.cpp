@@ -876,16 +876,20 @@ struct Options {
   int64_t sharedBytes;
 };
 
+/// What the generated kernels run: every layer but one with sequence_lens
+/// (they run all T steps for every batch row).
+const rnn::BackendCapabilities kGPUKernels = {/*name=*/"the GPU kernels",
+                                              /*sequenceLens=*/false};
+
 LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
                             const Options &opts) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << "convert-rnn-to-gpu: " << why;
   };
   // What the kernels cannot run stays, with a remark, for the CPU kernels.
-  if (op.getSequenceLens()) {
-    rnn::remarkLayerLeftForCPU(op, "convert-rnn-to-gpu",
-                               "the GPU kernels run all T steps for every "
-                               "batch row (no sequence_lens)");
+  std::string why = rnn::whyUnsupported(op, kGPUKernels);
+  if (!why.empty()) {
+    rnn::remarkLayerLeftForCPU(op, "convert-rnn-to-gpu", why);
     return success();
   }
   auto xt = dyn_cast<RankedTensorType>(op.getX().getType());

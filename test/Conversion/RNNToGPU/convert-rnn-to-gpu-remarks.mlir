@@ -15,7 +15,7 @@ func.func @lens(%x: tensor<5x2x3xf32>, %lens: tensor<2xi32>) -> tensor<5x1x2x4xf
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>
   %b = onnx.initializer "B" dense<0.125> : tensor<1x4xf32>
-  // expected-remark @below {{convert-rnn-to-gpu: layer left for the CPU kernels: the GPU kernels run all T steps for every batch row (no sequence_lens)}}
+  // expected-remark @below {{convert-rnn-to-gpu: layer left for the CPU kernels: the GPU kernels cannot skip the padded steps of short rows (sequence_lens)}}
   %y, %hn = rnn.sequence rnn forward %x, %w, %r, %b, %b lens(%lens) {hidden_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<2xi32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
   return %y : tensor<5x1x2x4xf32>
 }

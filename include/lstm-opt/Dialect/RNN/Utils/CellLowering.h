@@ -143,6 +143,66 @@ mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
 mlir::Value emitClip(mlir::ImplicitLocOpBuilder &b, mlir::Value x,
                      std::optional<float> clip);
 
+/// What a recurrent backend runs exactly, beyond what every backend needs
+/// (static shapes, constant weights: describeLayer). The CPU kernels run all
+/// of it; a backend that does not (cuDNN, the generated GPU kernels) states
+/// its limits here and leaves the layers it cannot run, with the reason
+/// whyUnsupported gives, to them (remarkLayerLeftForCPU).
+struct BackendCapabilities {
+  /// How the refusals name the backend ("cuDNN", "the GPU kernels").
+  llvm::StringRef name;
+  /// Per-row lengths (`sequence_lens`): the padded steps of short rows are
+  /// skipped and their states frozen.
+  bool sequenceLens = true;
+  /// A reverse-only layer (not half of a bidirectional one).
+  bool reverseOnly = true;
+  /// ONNX's `clip` of the gate pre-activations.
+  bool clip = true;
+  /// A GRU with linear_before_reset = 0 (the reset gate applied before the
+  /// recurrent GEMM).
+  bool gruResetBeforeGemm = true;
+  /// Activations other than each cell's defaults (for a simple RNN: tanh or
+  /// relu, the same in every direction).
+  bool anyActivations = true;
+};
+
+/// Why a backend of `caps` cannot run the layer (an rnn.sequence or
+/// rnn.stack), or "" when it can.
+template <typename OpTy>
+std::string whyUnsupported(OpTy op, const BackendCapabilities &caps) {
+  std::string name = caps.name.str();
+  if (!caps.sequenceLens && op.getSequenceLens())
+    return name + " cannot skip the padded steps of short rows "
+                  "(sequence_lens)";
+  if (!caps.reverseOnly && op.getDirection() == Direction::Reverse)
+    return name + " has no reverse-only direction";
+  if (!caps.gruResetBeforeGemm && op.getCell() == CellKind::GRU &&
+      !op.getLinearBeforeReset())
+    return name + "'s GRU applies the reset after the recurrent GEMM "
+                  "(linear_before_reset = 1) only";
+  if (!caps.clip && op.getClipAttr())
+    return "ONNX's clip (of the gate pre-activations) has no " + name +
+           " equivalent";
+  if (!caps.anyActivations)
+    if (auto acts = op.getActivationsAttr()) {
+      int64_t n = getNumActivations(op.getCell());
+      llvm::StringRef first =
+          llvm::cast<mlir::StringAttr>(acts[0]).getValue();
+      for (auto [i, a] : llvm::enumerate(acts)) {
+        std::string act = llvm::cast<mlir::StringAttr>(a).getValue().lower();
+        if (op.getCell() == CellKind::RNN) {
+          if (act != first.lower() || (act != "tanh" && act != "relu"))
+            return name + "'s simple RNN is tanh or relu (the same in both "
+                          "directions)";
+          continue;
+        }
+        if (act != (i % n == 0 ? "sigmoid" : "tanh"))
+          return name + " runs the default activations only";
+      }
+    }
+  return "";
+}
+
 /// A backend that runs only some layers (cuDNN, the generated GPU kernels)
 /// refuses the others with this remark on the layer, which then stays for
 /// convert-rnn-to-cpu: "<pass>: layer left for the CPU kernels: <why>".
