@@ -242,9 +242,9 @@ private:
   FailureOr<Results> lower(onnx::CastOp op);
   FailureOr<Results> lowerReshapeLike(Operation *op, Value data,
                                       ArrayRef<int64_t> shape);
-  FailureOr<Results> lower(onnx::ReshapeOp op);
-  FailureOr<Results> lower(onnx::SqueezeOp op);
-  FailureOr<Results> lower(onnx::UnsqueezeOp op);
+  FailureOr<Results> lowerReshapeByRule(Operation *op, Value data, Value ints,
+                                        std::optional<ArrayRef<int64_t>> attr,
+                                        StringRef what);
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
   FailureOr<Results> lowerPad(onnx::NodeOp op);
   FailureOr<Results> lowerConv(onnx::NodeOp op);
@@ -574,31 +574,19 @@ FailureOr<Results> FunctionLowering::lowerReshapeLike(Operation *op, Value data,
   return Results{reshape(op->getLoc(), data, shape)};
 }
 
-FailureOr<Results> FunctionLowering::lower(onnx::ReshapeOp op) {
-  if (failed(constantInts(op, op.getShape(), "shape")))
+/// Reshape, Squeeze, Unsqueeze: the data reshaped to what the op's rule
+/// gives; its integer operand (`shape`, `axes`) must be a compile-time
+/// constant.
+FailureOr<Results>
+FunctionLowering::lowerReshapeByRule(Operation *op, Value data, Value ints,
+                                     std::optional<ArrayRef<int64_t>> attr,
+                                     StringRef what) {
+  if (failed(readAxes(op, ints, attr, what)))
     return failure();
   auto shape = ruleShape(op);
   if (failed(shape))
     return failure();
-  return lowerReshapeLike(op, op.getData(), *shape);
-}
-
-FailureOr<Results> FunctionLowering::lower(onnx::SqueezeOp op) {
-  if (failed(readAxes(op, op.getAxes(), op.getAxesAttr(), "axes")))
-    return failure();
-  auto shape = ruleShape(op);
-  if (failed(shape))
-    return failure();
-  return lowerReshapeLike(op, op.getData(), *shape);
-}
-
-FailureOr<Results> FunctionLowering::lower(onnx::UnsqueezeOp op) {
-  if (failed(readAxes(op, op.getAxes(), op.getAxesAttr(), "axes")))
-    return failure();
-  auto shape = ruleShape(op);
-  if (failed(shape))
-    return failure();
-  return lowerReshapeLike(op, op.getData(), *shape);
+  return lowerReshapeLike(op, data, *shape);
 }
 
 FailureOr<Results> FunctionLowering::lowerFlatten(onnx::NodeOp op) {
@@ -622,12 +610,8 @@ FailureOr<Results> FunctionLowering::lower(onnx::TransposeOp op) {
   if (failed(shape))
     return failure();
   int64_t rank = shape->size();
-  SmallVector<int64_t> perm;
-  if (auto p = op.getPerm())
-    perm.assign(p->begin(), p->end());
-  else
-    for (int64_t i = rank - 1; i >= 0; --i)
-      perm.push_back(i);
+  SmallVector<int64_t> perm =
+      onnx::TransposeOp::getPermutation(onnx::TransposeOp::Adaptor(op), rank);
   if (llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
     return Results{op.getData()};
   Location loc = op.getLoc();
@@ -1683,9 +1667,20 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   if (op->hasTrait<onnx::traits::ElementwiseUnary>())
     return lowerUnary(op, opTypeOf(op));
   return llvm::TypeSwitch<Operation *, FailureOr<Results>>(op)
+      .Case([&](onnx::ReshapeOp r) {
+        return lowerReshapeByRule(r, r.getData(), r.getShape(), std::nullopt,
+                                  "shape");
+      })
+      .Case([&](onnx::SqueezeOp sq) {
+        return lowerReshapeByRule(sq, sq.getData(), sq.getAxes(),
+                                  sq.getAxesAttr(), "axes");
+      })
+      .Case([&](onnx::UnsqueezeOp uq) {
+        return lowerReshapeByRule(uq, uq.getData(), uq.getAxes(),
+                                  uq.getAxesAttr(), "axes");
+      })
       .Case<onnx::InitializerOp, onnx::ConstantOp, onnx::ConstantOfShapeOp,
-            onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
-            onnx::UnsqueezeOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
+            onnx::ShapeOp, onnx::CastOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
             onnx::SplitOp, onnx::GatherOp, onnx::ExpandOp, onnx::MatMulOp,
             onnx::GemmOp, onnx::ClipOp>(
           [&](auto typed) { return lower(typed); })

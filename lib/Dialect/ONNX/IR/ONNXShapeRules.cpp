@@ -738,32 +738,36 @@ LogicalResult UnsqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
   return result(shapes, out, elem);
 }
 
+SmallVector<int64_t> TransposeOp::getPermutation(Adaptor op, int64_t rank) {
+  if (auto p = op.getPerm())
+    return SmallVector<int64_t>(p->begin(), p->end());
+  SmallVector<int64_t> perm;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    perm.push_back(d);
+  return perm;
+}
+
 LogicalResult TransposeOp::inferShapes(ShapeQuery &q, Adaptor op,
                                        Shapes &shapes) {
   Type elem = q.elementType(op.getData());
   auto in = q.dims(op.getData());
-  Dims perm;
   if (auto p = op.getPerm()) {
-    perm.assign(p->begin(), p->end());
     llvm::SmallSet<int64_t, 8> seen;
-    for (int64_t d : perm)
-      if (d < 0 || d >= (int64_t)perm.size() || !seen.insert(d).second)
+    for (int64_t d : *p)
+      if (d < 0 || d >= (int64_t)p->size() || !seen.insert(d).second)
         return q.fail("perm is not a permutation");
-    if (in && perm.size() != in->size())
-      return q.fail("perm has " + std::to_string(perm.size()) +
+    if (in && p->size() != in->size())
+      return q.fail("perm has " + std::to_string(p->size()) +
                     " entries for rank " + std::to_string(in->size()));
-  } else if (in) {
-    for (int64_t d = in->size() - 1; d >= 0; --d)
-      perm.push_back(d);
   }
-  if (!in) {
-    push(shapes, unknownDims(op.getPerm() ? std::optional<int64_t>(perm.size())
-                                          : std::nullopt),
-         elem);
-    return success();
-  }
+  if (!in)
+    return result(shapes,
+                  unknownDims(op.getPerm() ? std::optional<int64_t>(
+                                                 op.getPerm()->size())
+                                           : std::nullopt),
+                  elem);
   Dims out;
-  for (int64_t p : perm)
+  for (int64_t p : getPermutation(op, in->size()))
     out.push_back((*in)[p]);
   return result(shapes, out, elem);
 }

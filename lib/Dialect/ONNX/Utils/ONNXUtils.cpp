@@ -83,12 +83,8 @@ std::vector<T> takeWindow(const std::vector<T> &values, ArrayRef<int64_t> in,
 
 /// The permutation of a Transpose of rank `rank`, checked.
 std::optional<SmallVector<int64_t>> permOf(onnx::TransposeOp tr, int64_t rank) {
-  SmallVector<int64_t> perm;
-  if (auto p = tr.getPerm())
-    perm.assign(p->begin(), p->end());
-  else
-    for (int64_t d = rank - 1; d >= 0; --d)
-      perm.push_back(d);
+  SmallVector<int64_t> perm =
+      onnx::TransposeOp::getPermutation(onnx::TransposeOp::Adaptor(tr), rank);
   if ((int64_t)perm.size() != rank)
     return std::nullopt;
   SmallVector<bool> seen(rank, false);

@@ -452,6 +452,11 @@ def ONNX_TransposeOp : ONNX_Op<"Transpose", (ins ONNX_Tensor:$data),
   let description = "Permutes the dimensions (reverses them when `perm` is absent).";
   let results = (outs ONNX_Tensor:$transposed);
   let hasVerifier = 1;
+  let extraOpDecl = [{
+    /// `perm`, or the reversed dimensions of a tensor of rank `rank` when
+    /// it is absent (not checked: the shape rule checks it).
+    static ::llvm::SmallVector<int64_t> getPermutation(Adaptor op, int64_t rank);
+  }];
 }
 
 def ONNX_ExpandOp : ONNX_Op<"Expand", (ins ONNX_Tensor:$input, ONNX_Tensor:$shape), (ins)> {
