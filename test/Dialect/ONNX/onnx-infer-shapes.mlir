@@ -64,3 +64,16 @@ func.func @static(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = onnx.Relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// A Concat whose axis would sum past int64 (a hostile model): unknown, not
+// a wrapped size.
+
+// CHECK-LABEL: func.func @huge
+// CHECK: onnx.Concat(%{{.*}}, %{{.*}}) {axis = 0 : i64} : (tensor<9223372036854775807xf32>, tensor<9223372036854775807xf32>) -> tensor<?xf32>
+func.func @huge(%x: tensor<9223372036854775807xf32>) -> tensor<*xf32> {
+  %c = onnx.Concat(%x, %x) {axis = 0 : i64} : (tensor<9223372036854775807xf32>, tensor<9223372036854775807xf32>) -> tensor<*xf32>
+  %r = onnx.Relu(%c) : (tensor<*xf32>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}

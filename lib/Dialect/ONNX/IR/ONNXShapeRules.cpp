@@ -844,8 +844,12 @@ LogicalResult ConcatOp::inferShapes(ShapeQuery &q, Adaptor op,
     for (int64_t d = 0, e = s->size(); d < e; ++d) {
       int64_t &o = (*out)[d];
       if (d == axis) {
-        o = isStatic(o) && isStatic((*s)[d]) ? o + (*s)[d]
-                                             : ShapedType::kDynamic;
+        // A sum past int64 (a hostile model) is as good as unknown.
+        int64_t sum;
+        o = isStatic(o) && isStatic((*s)[d]) &&
+                    !llvm::AddOverflow(o, (*s)[d], sum)
+                ? sum
+                : ShapedType::kDynamic;
       } else if (!isStatic(o)) {
         o = (*s)[d];
       } else if (isStatic((*s)[d]) && (*s)[d] != o) {

@@ -25,7 +25,10 @@ struct InferShapes : public rnn::impl::ONNXInferShapesPassBase<InferShapes> {
   using Base::Base;
 
   void runOnOperation() override {
-    numRefined += onnx::refineShapes(getOperation());
+    int64_t refined = 0;
+    getOperation().walk(
+        [&](func::FuncOp func) { refined += onnx::refineShapes(func); });
+    numRefined += refined;
   }
 };
 } // namespace

@@ -33,7 +33,7 @@ def RNNUnrollRecurrentLoopsPass
   ];
 }
 
-def ONNXInferShapesPass : Pass<"onnx-infer-shapes", "mlir::func::FuncOp"> {
+def ONNXInferShapesPass : Pass<"onnx-infer-shapes", "mlir::ModuleOp"> {
   let summary = "Fill in unknown onnx types from the ops' shape rules";
   let description = [{
     Gives each result of a typed onnx op whose declared type is less precise
