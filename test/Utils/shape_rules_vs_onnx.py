@@ -28,12 +28,11 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-OPSET = 17
-
 
 class Builder:
-    def __init__(self, rng):
+    def __init__(self, rng, opset):
         self.rng = rng
+        self.opset = opset
         self.nodes, self.inits = [], []
         self.n = 0
 
@@ -58,7 +57,8 @@ def step(b, rng, x, shape):
     rank = len(shape)
     op = rng.choice(["Transpose", "Reshape", "Squeeze", "Unsqueeze", "Slice",
                      "Concat", "Split", "Gather", "Expand", "MatMul", "Gemm",
-                     "Add", "Sigmoid", "ShapeReshape", "ConstantOfShape"])
+                     "Add", "Sigmoid", "ShapeReshape", "ConstantOfShape",
+                     "MatMulBatch", "MatMulVector", "SplitEqual", "SqueezeAll"])
     if op == "Transpose" and rank >= 1:
         perm = list(range(rank))
         rng.shuffle(perm)
@@ -150,6 +150,41 @@ def step(b, rng, x, shape):
         n = rng.randint(1, 4)
         w = b.const(np.ones((k, n), np.float32), np.float32)
         return b.node("MatMul", [x, w]), shape[:-1] + [n]
+    if op == "MatMulBatch" and rank >= 2:
+        k = shape[-1]
+        batch = [rng.choice([1, d]) for d in shape[:-2]]
+        if rng.random() < 0.5:
+            batch = [rng.randint(1, 2)] + batch
+        w = b.const(np.ones(batch + [k, 2], np.float32), np.float32)
+        return b.node("MatMul", [x, w]), [int(d) for d in np.broadcast_shapes(
+            tuple(shape[:-2]), tuple(batch))] + [shape[-2], 2]
+    if op == "MatMulVector" and rank >= 1:
+        w = b.const(np.ones((shape[-1],), np.float32), np.float32)
+        if rank == 1:
+            return None  # a scalar: nothing left to chain
+        return b.node("MatMul", [x, w]), shape[:-1]
+    if op == "SplitEqual" and rank >= 1:
+        a = rng.randrange(rank)
+        n = rng.randint(2, 3)
+        if b.opset >= 18:
+            if shape[a] < n:
+                return None
+            outs = b.node("Split", [x], outputs=n, axis=a, num_outputs=n)
+            part = -(-shape[a] // n)
+            sizes = [min(part, shape[a] - i * part) for i in range(n)]
+        else:
+            if shape[a] % n:
+                return None
+            outs = b.node("Split", [x], outputs=n, axis=a)
+            sizes = [shape[a] // n] * n
+        j = rng.randrange(n)
+        if sizes[j] <= 0:
+            return None
+        out = list(shape)
+        out[a] = sizes[j]
+        return outs[j], out
+    if op == "SqueezeAll" and 1 in shape:
+        return b.node("Squeeze", [x]), [d for d in shape if d != 1]
     if op == "Gemm" and rank == 2:
         ta, tb = rng.randint(0, 1), rng.randint(0, 1)
         m, k = (shape[1], shape[0]) if ta else (shape[0], shape[1])
@@ -176,7 +211,7 @@ def step(b, rng, x, shape):
 
 
 def make_model(rng):
-    b = Builder(rng)
+    b = Builder(rng, rng.choice([17, 18]))
     shape = [rng.randint(1, 4) for _ in range(rng.randint(1, 4))]
     x = "x"
     cur, cur_shape = x, shape
@@ -191,10 +226,10 @@ def make_model(rng):
     graph = helper.make_graph(
         b.nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
         [helper.make_tensor_value_info(y, TensorProto.FLOAT, None)], b.inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", b.opset)])
 
 
-TYPE = re.compile(r'onnx\.names = \["([^"]+)"(?:, "([^"]+)")?\].*-> \(?([^()]*?)\)?$')
+NAMES = re.compile(r'onnx\.names = \[([^\]]*)\]')
 
 
 def our_types(tool, path):
@@ -206,14 +241,15 @@ def our_types(tool, path):
         raise RuntimeError(out.stderr.strip())
     types = {}
     for line in out.stdout.splitlines():
-        m = TYPE.search(line.strip())
-        if not m:
+        m = NAMES.search(line)
+        if not m or "->" not in line:
             continue
-        names = [n for n in m.group(1, 2) if n]
-        results = [t.strip() for t in m.group(3).split(", tensor") if t.strip()]
-        for n, t in zip(names, results):
-            t = t if t.startswith("tensor") else "tensor" + t
-            dm = re.match(r"tensor<((?:[0-9?]+x)*)[a-z0-9]+>$", t)
+        names = re.findall(r'"([^"]*)"', m.group(1))
+        results = line.rsplit("->", 1)[1].strip()
+        if results.startswith("("):
+            results = results[1:-1]
+        for n, t in zip(names, results.split(", ")):
+            dm = re.match(r"tensor<((?:[0-9?]+x)*)[a-z0-9]+>$", t.strip())
             types[n] = None if not dm else [
                 None if d == "?" else int(d) for d in dm.group(1).split("x")[:-1]]
     return types
