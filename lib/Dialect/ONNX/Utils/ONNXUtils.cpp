@@ -9,6 +9,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -238,6 +239,10 @@ std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
   return fold(v, maxElements, 0);
 }
 
+/// The rules one inferShape query may run, nested queries included.
+static constexpr int kRuleBudget = 256;
+static thread_local int ruleBudget = kRuleBudget;
+
 /// The shape of `v`: its type, refined by the shape rule of the op that
 /// computes it, run over operands refined in turn (at most `depth` ops up;
 /// each value once per query, in `memo`).
@@ -255,6 +260,9 @@ inferShapeImpl(Value v, int depth,
     return declared();
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
+  if (ruleBudget <= 0)
+    return declared();
+  --ruleBudget;
   memo[v] = declared(); // a cycle (graph regions) reads the declared type
   auto shapeOf = [&](Value x) { return inferShapeImpl(x, depth + 1, memo); };
   auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
@@ -271,6 +279,20 @@ inferShapeImpl(Value v, int depth,
 }
 
 ShapedTypeComponents onnx::inferShape(Value v) {
+  // A rule's integer operand may be shape arithmetic over another inferred
+  // shape (Reshape(x, Gather(Shape(y)))), which starts another inference.
+  // One query, nested ones included, runs at most kRuleBudget rules and
+  // nests at most 4 deep, so that a hostile chain of them costs neither the
+  // stack nor more than constant time (what lies beyond stays as declared).
+  static thread_local int nesting = 0;
+  if (nesting == 0)
+    ruleBudget = kRuleBudget;
+  if (nesting >= 4 || ruleBudget <= 0) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    return t ? ShapedTypeComponents(t) : ShapedTypeComponents();
+  }
+  ++nesting;
+  auto leave = llvm::make_scope_exit([] { --nesting; });
   DenseMap<Value, ShapedTypeComponents> memo;
   return inferShapeImpl(v, 0, memo);
 }
