@@ -435,9 +435,10 @@ FailureOr<Dims> onnx::computeSplitSizes(std::optional<ArrayRef<int64_t>> given,
 namespace {
 using Shapes = SmallVectorImpl<ShapedTypeComponents>;
 
-/// Pushes a result of `dims` (std::nullopt: unknown rank) and `elem`.
+/// Pushes a result of `dims` (std::nullopt, or a rank past
+/// kMaxInferredRank: unknown rank) and `elem`.
 void push(Shapes &shapes, std::optional<ArrayRef<int64_t>> dims, Type elem) {
-  if (dims)
+  if (dims && (int64_t)dims->size() <= kMaxInferredRank)
     shapes.emplace_back(*dims, elem);
   else
     shapes.emplace_back(elem);
@@ -457,7 +458,7 @@ LogicalResult unranked(Shapes &shapes, Type elem) {
 
 /// All dimensions unknown, of rank `rank` when known.
 std::optional<Dims> unknownDims(std::optional<int64_t> rank) {
-  if (!rank)
+  if (!rank || *rank > kMaxInferredRank)
     return std::nullopt;
   return Dims(*rank, ShapedType::kDynamic);
 }

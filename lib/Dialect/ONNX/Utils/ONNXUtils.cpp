@@ -489,7 +489,9 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     SmallVector<int64_t> out;
     for (Value in : c.getInputs()) {
       auto x = eval(in);
-      if (!x)
+      // Shape arithmetic is small: a concatenation past 2^20 values (a
+      // hostile graph that doubles a list at every step) is not evaluated.
+      if (!x || out.size() + x->size() > (size_t(1) << 20))
         return std::nullopt;
       out.append(x->begin(), x->end());
     }
@@ -628,6 +630,11 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
   return std::nullopt;
 }
 
+/// The values one getConstantInts query has computed (each value is
+/// evaluated once however many ways the graph reaches it; a value that
+/// could not be evaluated is not kept, since a deeper query may succeed).
+static thread_local DenseMap<Value, SmallVector<int64_t>> *evaluated = nullptr;
+
 static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
   if (depth > 16)
     return std::nullopt;
@@ -639,8 +646,15 @@ static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
       return SmallVector<int64_t>(is->begin(), is->end());
   }
   if (Operation *def = v.getDefiningOp())
-    if (!getConstantAttr(v))
-      return evaluateOp(def, depth);
+    if (!getConstantAttr(v)) {
+      if (evaluated)
+        if (auto it = evaluated->find(v); it != evaluated->end())
+          return it->second;
+      auto out = evaluateOp(def, depth);
+      if (out && evaluated)
+        (*evaluated)[v] = *out;
+      return out;
+    }
   return onnx::getConstantInts(getConstantAttr(v));
 }
 
@@ -663,6 +677,11 @@ onnx::getSplitSizes(Operation *op, int64_t dim, std::string &why) {
 }
 
 std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
+  if (evaluated)
+    return evaluateInts(v, 0);
+  DenseMap<Value, SmallVector<int64_t>> memo;
+  evaluated = &memo;
+  auto leave = llvm::make_scope_exit([] { evaluated = nullptr; });
   return evaluateInts(v, 0);
 }
 

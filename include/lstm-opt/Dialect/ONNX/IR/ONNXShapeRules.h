@@ -82,6 +82,12 @@ private:
   std::string reason;
 };
 
+/// A rule gives a result of a higher rank an unknown rank instead: no real
+/// tensor has that many dimensions, and a hostile model (a Reshape whose
+/// target is a list of a million entries, built by a few Concats) would
+/// otherwise make types of millions of dimensions.
+inline constexpr int64_t kMaxInferredRank = 1024;
+
 /// Runs the shape rule of `op` (an op with ShapeRuleOpInterface) with what
 /// `query` knows. Fails, with the query's reason set, when the operands break
 /// the rule, or when `op` has no rule.
