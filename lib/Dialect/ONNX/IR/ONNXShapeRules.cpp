@@ -684,28 +684,40 @@ LogicalResult ReshapeOp::inferShapes(ShapeQuery &q, Adaptor op,
   return result(shapes, out, elem);
 }
 
-LogicalResult SqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
-                                     Shapes &shapes) {
-  Type elem = q.elementType(op.getData());
+/// Squeeze's and Unsqueeze's operands: the data's dimensions and the axes
+/// (input or attribute), when both are known.
+template <typename AdaptorT>
+static std::optional<std::pair<Dims, Dims>> dataAndAxes(ShapeQuery &q,
+                                                        AdaptorT op) {
   auto in = q.dims(op.getData());
   auto axes = intsOrAttr(q, op.getAxes(), op.getAxesAttr());
   if (!in || !axes)
+    return std::nullopt;
+  return std::make_pair(std::move(*in), std::move(*axes));
+}
+
+LogicalResult SqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
+                                     Shapes &shapes) {
+  Type elem = q.elementType(op.getData());
+  auto known = dataAndAxes(q, op);
+  if (!known)
     return unranked(shapes, elem);
-  int64_t rank = in->size();
+  const auto &[in, axes] = *known;
+  int64_t rank = in.size();
   SmallVector<bool> drop(rank, false);
-  if (axes->empty()) {
+  if (axes.empty()) {
     // Every dimension of size 1: unknown when a dimension is.
-    if (llvm::any_of(*in, [](int64_t d) { return !isStatic(d); }))
+    if (llvm::any_of(in, [](int64_t d) { return !isStatic(d); }))
       return unranked(shapes, elem);
     for (int64_t i = 0; i < rank; ++i)
-      drop[i] = (*in)[i] == 1;
+      drop[i] = in[i] == 1;
   }
-  for (int64_t a : *axes) {
+  for (int64_t a : axes) {
     auto axis = normalizeAxis(a, rank);
     if (!axis)
       return q.fail("axis " + std::to_string(a) + " is out of range for rank " +
                     std::to_string(rank));
-    int64_t d = (*in)[*axis];
+    int64_t d = in[*axis];
     if (isStatic(d) && d != 1)
       return q.fail("cannot squeeze dimension " + std::to_string(*axis) +
                     " of size " + std::to_string(d));
@@ -714,20 +726,20 @@ LogicalResult SqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
   Dims out;
   for (int64_t i = 0; i < rank; ++i)
     if (!drop[i])
-      out.push_back((*in)[i]);
+      out.push_back(in[i]);
   return result(shapes, out, elem);
 }
 
 LogicalResult UnsqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
                                        Shapes &shapes) {
   Type elem = q.elementType(op.getData());
-  auto in = q.dims(op.getData());
-  auto axes = intsOrAttr(q, op.getAxes(), op.getAxesAttr());
-  if (!in || !axes)
+  auto known = dataAndAxes(q, op);
+  if (!known)
     return unranked(shapes, elem);
-  int64_t rank = in->size() + axes->size();
+  const auto &[in, axes] = *known;
+  int64_t rank = in.size() + axes.size();
   SmallVector<bool> inserted(rank, false);
-  for (int64_t a : *axes) {
+  for (int64_t a : axes) {
     auto axis = normalizeAxis(a, rank);
     if (!axis || inserted[*axis])
       return q.fail("invalid axes for output rank " + std::to_string(rank));
@@ -735,7 +747,7 @@ LogicalResult UnsqueezeOp::inferShapes(ShapeQuery &q, Adaptor op,
   }
   Dims out;
   for (int64_t i = 0, j = 0; i < rank; ++i)
-    out.push_back(inserted[i] ? 1 : (*in)[j++]);
+    out.push_back(inserted[i] ? 1 : in[j++]);
   return result(shapes, out, elem);
 }
 
