@@ -114,6 +114,20 @@ std::optional<Dims> onnx::getConstantInts(ElementsAttr attr) {
   return out;
 }
 
+std::optional<Dims> onnx::getLiteralInts(Value v, int64_t maxElements) {
+  v = skipIdentities(v);
+  if (auto c = v.getDefiningOp<ConstantOp>()) {
+    if (auto i = c.getValueInt())
+      return Dims{*i};
+    if (auto is = c.getValueInts())
+      return Dims(is->begin(), is->end());
+  }
+  ElementsAttr attr = getConstantAttr(v);
+  if (!attr || attr.getNumElements() > maxElements)
+    return std::nullopt;
+  return getConstantInts(attr);
+}
+
 //===----------------------------------------------------------------------===//
 // ShapeQuery
 //===----------------------------------------------------------------------===//
@@ -158,19 +172,7 @@ Type ShapeQuery::elementType(Value v) const {
 std::optional<Dims> ShapeQuery::ints(Value v) const {
   if (!v || isa<NoneType>(v.getType()))
     return std::nullopt;
-  std::optional<Dims> out;
-  if (intsFn) {
-    out = intsFn(v);
-  } else if (auto c = skipIdentities(v).getDefiningOp<ConstantOp>();
-             c && (c.getValueInt() || c.getValueInts())) {
-    if (auto i = c.getValueInt())
-      out = Dims{*i};
-    else
-      out = Dims(c.getValueInts()->begin(), c.getValueInts()->end());
-  } else if (ElementsAttr attr = getConstantAttr(v);
-             attr && attr.getNumElements() <= kMaxInts) {
-    out = getConstantInts(attr);
-  }
+  std::optional<Dims> out = intsFn ? intsFn(v) : getLiteralInts(v, kMaxInts);
   if (out && (int64_t)out->size() > kMaxInts)
     return std::nullopt;
   return out;

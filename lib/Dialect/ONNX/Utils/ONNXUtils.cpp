@@ -638,24 +638,19 @@ static thread_local DenseMap<Value, SmallVector<int64_t>> *evaluated = nullptr;
 static std::optional<SmallVector<int64_t>> evaluateInts(Value v, int depth) {
   if (depth > 16)
     return std::nullopt;
+  if (auto literal = getLiteralInts(v))
+    return literal;
   v = skipIdentities(v);
-  if (auto c = v.getDefiningOp<ConstantOp>()) {
-    if (auto i = c.getValueInt())
-      return SmallVector<int64_t>{*i};
-    if (auto is = c.getValueInts())
-      return SmallVector<int64_t>(is->begin(), is->end());
-  }
-  if (Operation *def = v.getDefiningOp())
-    if (!getConstantAttr(v)) {
-      if (evaluated)
-        if (auto it = evaluated->find(v); it != evaluated->end())
-          return it->second;
-      auto out = evaluateOp(def, depth);
-      if (out && evaluated)
-        (*evaluated)[v] = *out;
-      return out;
-    }
-  return onnx::getConstantInts(getConstantAttr(v));
+  Operation *def = v.getDefiningOp();
+  if (!def || getConstantAttr(v)) // an argument, a constant of another type
+    return std::nullopt;
+  if (evaluated)
+    if (auto it = evaluated->find(v); it != evaluated->end())
+      return it->second;
+  auto out = evaluateOp(def, depth);
+  if (out && evaluated)
+    (*evaluated)[v] = *out;
+  return out;
 }
 
 FailureOr<SmallVector<int64_t>>

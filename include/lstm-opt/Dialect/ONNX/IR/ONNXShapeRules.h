@@ -28,6 +28,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -191,6 +192,14 @@ mlir::ElementsAttr getConstantAttr(mlir::Value v);
 
 /// The integer values of a constant (i32/i64/bool, flattened).
 std::optional<Dims> getConstantInts(mlir::ElementsAttr attr);
+
+/// The integer values a constant states: onnx.Constant's value_int or
+/// value_ints, or an i32/i64/bool constant attribute (getConstantAttr) of
+/// at most `maxElements` elements; through Identity. std::nullopt for
+/// anything computed (onnx::getConstantInts evaluates that).
+std::optional<Dims>
+getLiteralInts(mlir::Value v,
+               int64_t maxElements = std::numeric_limits<int64_t>::max());
 
 /// The raw little-endian bytes of an attribute of `numElements` elements of
 /// `elemBytes` each, a splat expanded; std::nullopt for bools or a size that
