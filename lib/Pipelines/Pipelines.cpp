@@ -139,8 +139,10 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createCPUExpandCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  if (options.threads > 1)
+  if (options.threads > 1) {
     pm.addPass(createConvertSCFToOpenMPPass({options.threads}));
+    pm.addPass(createCPUPersistentTeamsPass());
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCPUApproximateMathPass());
   pm.addPass(createCanonicalizerPass());

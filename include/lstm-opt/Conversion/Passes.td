@@ -119,6 +119,23 @@ def CPUForwardOutParamsPass : Pass<"cpu-forward-out-params", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def CPUPersistentTeamsPass : Pass<"cpu-persistent-teams", "mlir::ModuleOp"> {
+  let summary = "One OpenMP team around a time loop instead of one per step";
+  let description = [{
+    After `convert-scf-to-openmp`, each parallel hidden-block loop of a
+    layer's time loop is a team of its own: `omp.parallel { omp.wsloop }`,
+    forked and joined at every step. A sequential `scf.for` whose body holds
+    only such teams (of one size, no clause but `num_threads`, loops without
+    `nowait`, reductions or privatisation) and ops without memory effects
+    becomes one `omp.parallel` around the loop: every thread runs the loop,
+    the work-sharing loops split the blocks as before and their implicit
+    barriers order the steps. Anything else is left as it is. Part of the CPU
+    pipeline when it uses more than one thread, right after
+    `convert-scf-to-openmp`.
+  }];
+  let dependentDialects = ["mlir::omp::OpenMPDialect"];
+}
+
 def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
   let summary = "Lower rnn layers and stacks to calls into the cuDNN runtime";
   let description = [{

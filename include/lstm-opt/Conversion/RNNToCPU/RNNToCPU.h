@@ -21,6 +21,7 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
 #define GEN_PASS_DECL_CPUEXPANDCOPIESPASS
 #define GEN_PASS_DECL_CPUFORWARDOUTPARAMSPASS
+#define GEN_PASS_DECL_CPUPERSISTENTTEAMSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 } // namespace lstm_opt
