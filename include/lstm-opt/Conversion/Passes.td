@@ -69,7 +69,7 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "Vector registers of the target (AVX-512 and NEON 32, AVX2 16); "
            "the register tile is sized to fit them">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
-           /*default=*/"131072",
+           /*default=*/"65536",
            "Split a loop over hidden blocks across threads (scf.parallel) "
            "only when it does at least this many FMAs">,
   ];
