@@ -1,9 +1,9 @@
 /* What a step of a parallel time loop costs in synchronisation alone, with
- * LLVM's libomp: a team forked and joined per step (what
- * convert-scf-to-openmp makes of a parallel loop inside the time loop)
- * against one team for the whole loop with an OpenMP barrier per step (what
- * cpu-persistent-teams makes of it) and against a hand-written spin barrier
- * (a floor for any barrier). The work per step is a few additions, so the
+ * LLVM's libomp: a team forked and joined per step (an `omp parallel for`
+ * inside the time loop, what convert-scf-to-openmp makes of an scf.parallel
+ * there) against one team for the whole loop with an OpenMP barrier per step
+ * (what convert-rnn-to-cpu emits for a layer with threads > 1) and against a
+ * hand-written spin barrier (a floor for any barrier). The work per step is a few additions, so the
  * figures are the synchronisation.
  *
  *   clang-22 -O2 -fopenmp=libomp bench/omp_step_cost.c -o /tmp/omp_step_cost \

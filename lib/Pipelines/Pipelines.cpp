@@ -108,6 +108,7 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
                                       const CPUPipelineOptions &options) {
   ConvertRNNToCPUPassOptions kernels;
   kernels.batchTile = options.batchTile;
+  kernels.threads = options.threads;
   kernels.vectorWidth = options.vectorWidth;
   kernels.vectorRegisters = options.vectorRegisters;
   pm.addPass(createConvertRNNToCPUPass(kernels));
@@ -139,10 +140,8 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addPass(createCPUExpandCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  if (options.threads > 1) {
+  if (options.threads > 1)
     pm.addPass(createConvertSCFToOpenMPPass({options.threads}));
-    pm.addPass(createCPUPersistentTeamsPass());
-  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCPUApproximateMathPass());
   pm.addPass(createCanonicalizerPass());

@@ -48,14 +48,16 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
     clip, cell and hidden update, sequence lengths). Weights are packed at
     compile time into `memref.global` constants in the kernel's layout
     `[D][H/V][K][G][V]` (V = `vector-width`); the V-wide hidden blocks are
-    split across threads (`scf.parallel`). See
+    split across threads: a layer whose steps are large enough runs on one
+    OpenMP team (`threads` > 1) that meets at a barrier after each step; a
+    large input GEMM of a layer too small to share is an `scf.parallel`. See
     docs/passes/convert-rnn-to-cpu.md.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect", "mlir::math::MathDialect",
-    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
-    "mlir::vector::VectorDialect"];
+    "mlir::memref::MemRefDialect", "mlir::omp::OpenMPDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
   let options = [
     Option<"batchTile", "batch-tile", "int64_t", /*default=*/"0",
            "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
@@ -70,8 +72,13 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "the register tile is sized to fit them">,
     Option<"parallelMinWork", "parallel-min-work", "int64_t",
            /*default=*/"65536",
-           "Split a loop over hidden blocks across threads (scf.parallel) "
-           "only when it does at least this many FMAs">,
+           "Split a loop over hidden blocks across threads (scf.parallel, "
+           "or the layer's OpenMP team) only when it does at least this "
+           "many FMAs">,
+    Option<"threads", "threads", "int64_t", /*default=*/"1",
+           "Threads of the OpenMP team a layer whose steps are large enough "
+           "to share runs on (its initial size, capped at the layer's "
+           "hidden blocks); 1: no OpenMP">,
   ];
 }
 
@@ -117,23 +124,6 @@ def CPUForwardOutParamsPass : Pass<"cpu-forward-out-params", "mlir::ModuleOp"> {
     `buffer-results-to-out-params`.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
-}
-
-def CPUPersistentTeamsPass : Pass<"cpu-persistent-teams", "mlir::ModuleOp"> {
-  let summary = "One OpenMP team around a time loop instead of one per step";
-  let description = [{
-    After `convert-scf-to-openmp`, each parallel hidden-block loop of a
-    layer's time loop is a team of its own: `omp.parallel { omp.wsloop }`,
-    forked and joined at every step. A sequential `scf.for` whose body holds
-    only such teams (of one size, no clause but `num_threads`, loops without
-    `nowait`, reductions or privatisation) and ops without memory effects
-    becomes one `omp.parallel` around the loop: every thread runs the loop,
-    the work-sharing loops split the blocks as before and their implicit
-    barriers order the steps. Anything else is left as it is. Part of the CPU
-    pipeline when it uses more than one thread, right after
-    `convert-scf-to-openmp`.
-  }];
-  let dependentDialects = ["mlir::omp::OpenMPDialect"];
 }
 
 def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {

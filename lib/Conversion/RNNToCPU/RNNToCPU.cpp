@@ -31,11 +31,13 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace lstm_opt {
@@ -86,9 +88,10 @@ std::vector<float> packWeights(ArrayRef<float> w, int64_t d, int64_t g,
 class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
-               int64_t batchTile, int64_t minWork, int64_t registers)
+               int64_t batchTile, int64_t minWork, int64_t registers,
+               int64_t threads)
       : module(module), s(spec), name(name.str()), batchTile(batchTile),
-        minWork(minWork), registers(registers) {}
+        minWork(minWork), registers(registers), threads(threads) {}
 
   /// Rows per register tile of a GEMM over `g` gates.
   int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
@@ -133,7 +136,7 @@ private:
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
-  int64_t batchTile, minWork, registers;
+  int64_t batchTile, minWork, registers, threads;
 
   /// Rows per register tile for a GEMM over `g` gates: the option, or as
   /// many as keep rows * g accumulators, g weight vectors and a broadcast
@@ -264,6 +267,44 @@ static void forEachBlock(ImplicitLocOpBuilder &b, int64_t nb, int64_t work,
                      });
 }
 
+/// Blocks lo..hi-1 in ascending order at even steps, descending at odd ones.
+/// The blocks one step ends with are the first the next step reads: when a
+/// thread's recurrent weights are a little larger than its cache, the part
+/// read last is still there (in a cyclic order, least-recently-used eviction
+/// misses on every block). LSTM T25 B1 H512 on two threads of an Intel Xeon
+/// (2 MiB L2 per core, 2 MiB of weights per thread): 1.19 -> 0.95 ms.
+static void forEachBlockAlternating(
+    ImplicitLocOpBuilder &b, Value lo, Value hi, Value step,
+    function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
+  Value one = arith::ConstantIndexOp::create(b, 1);
+  Value odd = arith::TruncIOp::create(
+      b, b.getI1Type(),
+      arith::IndexCastUIOp::create(
+          b, b.getI64Type(),
+          arith::RemUIOp::create(b, step, arith::ConstantIndexOp::create(b, 2))));
+  Value last = arith::SubIOp::create(b, arith::AddIOp::create(b, lo, hi), one);
+  scf::ForOp::create(b, lo, hi, one, ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value i, ValueRange) {
+                       ImplicitLocOpBuilder ib(loc, ob);
+                       Value down = arith::SubIOp::create(ib, last, i);
+                       body(ib, arith::SelectOp::create(ib, odd, down, i));
+                       scf::YieldOp::create(ib);
+                     });
+}
+
+/// `int32_t name(void)` of the OpenMP runtime, declared once in `module`.
+static func::FuncOp ompQuery(ModuleOp module, StringRef name) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder b(module.getBodyRegion());
+  b.setInsertionPointToStart(module.getBody());
+  auto f = func::FuncOp::create(
+      b, module.getLoc(), name,
+      b.getFunctionType({}, {b.getI32Type()}));
+  f.setPrivate();
+  return f;
+}
+
 void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                                  Value h0, Value c0, Value lens, Value y,
                                  Value hn, Value cn) {
@@ -274,9 +315,14 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   Value vzero = vsplat(b, 0.f), vone = vsplat(b, 1.f);
   Value c0i = idx(b, 0), c16 = idx(b, s.vec);
 
+  // A layer whose steps are large enough to share runs on one OpenMP team
+  // (`threads` > 1): each thread takes a contiguous range of hidden blocks
+  // for the input GEMM and for every step, and the threads meet at a
+  // barrier after each step (after each phase of a two-phase GRU step).
+  const bool team = threads > 1 && nb > 1 && B * G * s.hp() * H >= minWork;
+
   // 1. The hoisted input GEMM: P[row][g][:] = X[row] . W[d] + bias.
-  forEachBlock(b, nb, T * B * I * G * s.hp(), minWork,
-               [&](ImplicitLocOpBuilder &pb, Value jb) {
+  auto inputGemm = [&](ImplicitLocOpBuilder &pb, Value jb) {
     Value col = arith::MulIOp::create(pb, jb, c16);
     forEachRowTile(pb, T * B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
       SmallVector<Value> rowIdx;
@@ -294,7 +340,9 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                                   p, ValueRange{rowIdx[r], idx(tb, g), col});
         }
     });
-  });
+  };
+  if (!team)
+    forEachBlock(b, nb, T * B * I * G * s.hp(), minWork, inputGemm);
 
   // 2. Initial states (the padding lanes are kept at zero).
   auto fillState = [&](Value buf, ValueRange prefix, Value init) {
@@ -338,8 +386,13 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     vector::MaskedStoreOp::create(ib, mem, at, mask, v);
   };
 
-  // 3. The time loop.
-  scf::ForOp::create(b, c0i, idx(b, T), idx(b, 1), ValueRange{},
+  // 3. The time loop over blocks lo..hi-1.
+  auto timeLoop = [&](ImplicitLocOpBuilder &lb, Value lo, Value hi) {
+  auto sync = [&](ImplicitLocOpBuilder &ib) {
+    if (team)
+      omp::BarrierOp::create(ib);
+  };
+  scf::ForOp::create(lb, c0i, idx(lb, T), idx(lb, 1), ValueRange{},
                      [&](OpBuilder &ob, Location loc, Value step, ValueRange) {
     ImplicitLocOpBuilder sb(loc, ob);
     Value cur = arith::RemUIOp::create(sb, step, idx(sb, 2));
@@ -384,7 +437,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     };
 
     if (!s.twoPhase()) {
-      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+      forEachBlockAlternating(sb, lo, hi, step,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
@@ -436,7 +489,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       });
     } else {
       // GRU, reset before the GEMM: phase A (r, z) then phase B (n).
-      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+      forEachBlockAlternating(sb, lo, hi, step,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(2), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
@@ -460,7 +513,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           }
         });
       });
-      forEachBlock(sb, nb, B * G * s.hp() * H, minWork,
+      sync(sb);
+      forEachBlockAlternating(sb, lo, hi, step,
                    [&](ImplicitLocOpBuilder &pb, Value jb) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
         forEachRowTile(pb, B, tileFor(1), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
@@ -485,8 +539,44 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         });
       });
     }
+    sync(sb);
     scf::YieldOp::create(sb);
   });
+  };
+  if (!team) {
+    timeLoop(b, c0i, idx(b, nb));
+  } else {
+    // The team: its size is set by the CPU backend (a setting of the
+    // compiled model), capped at the number of blocks.
+    omp::ParallelOperands clauses;
+    clauses.numThreads = arith::ConstantOp::create(
+        b, b.getI32IntegerAttr((int32_t)std::min<int64_t>(threads, nb)));
+    auto par = omp::ParallelOp::create(b, clauses);
+    par->setAttr("lstm_opt.max_threads", b.getI64IntegerAttr(nb));
+    ImplicitLocOpBuilder tb(b.getLoc(), b.getContext());
+    tb.setInsertionPointToStart(tb.createBlock(&par.getRegion()));
+    auto query = [&](StringRef fn) -> Value {
+      Value v = func::CallOp::create(tb, ompQuery(module, fn), ValueRange{})
+                    .getResult(0);
+      return arith::IndexCastOp::create(tb, tb.getIndexType(), v);
+    };
+    Value me = query("omp_get_thread_num"), all = query("omp_get_num_threads");
+    Value nbv = idx(tb, nb);
+    // Blocks me*nb/all .. (me+1)*nb/all - 1: contiguous, the same at
+    // every step, so a thread's weights stay in its cache.
+    Value lo = arith::DivUIOp::create(tb, arith::MulIOp::create(tb, me, nbv), all);
+    Value hi = arith::DivUIOp::create(
+        tb, arith::MulIOp::create(tb, arith::AddIOp::create(tb, me, idx(tb, 1)), nbv),
+        all);
+    scf::ForOp::create(tb, lo, hi, idx(tb, 1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value jb, ValueRange) {
+                         ImplicitLocOpBuilder ib(loc, ob);
+                         inputGemm(ib, jb);
+                         scf::YieldOp::create(ib);
+                       });
+    timeLoop(tb, lo, hi);
+    omp::TerminatorOp::create(tb);
+  }
 
   // 4. Final states.
   Value last = idx(b, T % 2);
@@ -609,7 +699,7 @@ struct LayerOperands {
 template <typename OpTy>
 LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                          int64_t batchTile, int64_t minWork, int64_t vec,
-                         int64_t registers) {
+                         int64_t registers, int64_t threads) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << "convert-rnn-to-cpu: " << why;
   };
@@ -643,7 +733,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
     return failure();
 
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"),
-                       batchTile, minWork, registers);
+                       batchTile, minWork, registers, threads);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
   // The kernel's shape, for the user (lstm-opt --report lists remarks).
   op->emitRemark() << "CPU kernel: " << s.vec << "-lane f32 vectors, "
@@ -659,9 +749,30 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   return rnn::emitLayerCall(b, op, fn, in.x, inputs, s, fail);
 }
 
+/// `omp.barrier` orders every thread's reads and writes around it, but the
+/// OpenMP dialect declares no memory effects for it, and MLIR's buffer
+/// deallocation refuses a function with an op of unknown effects. This
+/// states them: it reads and writes memory.
+struct BarrierEffects
+    : public MemoryEffectOpInterface::ExternalModel<BarrierEffects,
+                                                    omp::BarrierOp> {
+  void getEffects(Operation *,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
 struct ConvertRNNToCPUPass
     : public lstm_opt::impl::ConvertRNNToCPUPassBase<ConvertRNNToCPUPass> {
   using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.addExtension(+[](MLIRContext *ctx, omp::OpenMPDialect *) {
+      omp::BarrierOp::attachInterface<BarrierEffects>(*ctx);
+    });
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (vectorWidth != 4 && vectorWidth != 8 && vectorWidth != 16) {
@@ -688,7 +799,7 @@ struct ConvertRNNToCPUPass
                          seq.getBr(), seq.getH0(), seq.getC0(),
                          seq.getSequenceLens()};
         res = lowerLayer(seq, in, module, batchTile, parallelMinWork,
-                         vectorWidth, vectorRegisters);
+                         vectorWidth, vectorRegisters, threads);
       } else {
         auto rec = cast<rnn::RecurrenceOp>(op);
         auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
@@ -701,7 +812,7 @@ struct ConvertRNNToCPUPass
                          rec.getBr(), rec.getH0(), rec.getC0(),
                          rec.getSequenceLens()};
         res = lowerLayer(rec, in, module, batchTile, parallelMinWork,
-                         vectorWidth, vectorRegisters);
+                         vectorWidth, vectorRegisters, threads);
       }
       if (failed(res))
         return signalPassFailure();

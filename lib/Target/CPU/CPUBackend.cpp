@@ -255,9 +255,13 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
-/// The largest iteration count of the work-sharing loops in `team`, when
-/// their bounds are constants (those of the hidden-block loops are).
+/// The most threads `team` can use: what convert-rnn-to-cpu states on a
+/// layer's team (`lstm_opt.max_threads`: its hidden blocks), else the largest
+/// iteration count of its work-sharing loops when their bounds are constants
+/// (those of the hidden-block loops are).
 std::optional<int64_t> teamTripCount(omp::ParallelOp team) {
+  if (auto cap = team->getAttrOfType<IntegerAttr>("lstm_opt.max_threads"))
+    return cap.getInt() >= 1 ? std::optional<int64_t>(cap.getInt()) : std::nullopt;
   std::optional<int64_t> most;
   bool known = true;
   auto constant = [](Value v) -> std::optional<int64_t> {

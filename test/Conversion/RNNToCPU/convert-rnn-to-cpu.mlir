@@ -1,5 +1,6 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu --canonicalize --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
+// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TEAM
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
@@ -7,6 +8,14 @@
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_B : memref<96xf32>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rrz : memref<1152xf32>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_layer_Rn : memref<576xf32>
+// Two phases per step on a team: a barrier after each.
+// TEAM-LABEL: func.func private @__lstm_opt_layer(
+// TEAM:   omp.parallel
+// TEAM:     scf.for %{{.*}} = %c0 to %c5 step %c1 {
+// TEAM:       omp.barrier
+// TEAM:       omp.barrier
+// TEAM-NEXT: }
+// TEAM-NEXT: omp.terminator
 // CHECK-LABEL: func.func @gru(
 // CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only
 // CHECK:   %[[XR:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<5x2x3xf32> into memref<10x3xf32>
@@ -46,19 +55,44 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // -----
 
 // A hoisted LSTM (input_projection + recurrence) lowers to the same kind of
-// function; with parallel-min-work=0 the blocks are an scf.parallel, and
-// batch-tile=2 gives 2 rows x 4 gates = 8 accumulator chains, doubled over
-// consecutive k (step 2) to hide the FMA latency, and summed after the loop.
+// function. With parallel-min-work=0 (one thread) the input GEMM's blocks
+// are an scf.parallel; each step visits the blocks upwards at even steps and
+// downwards at odd ones. batch-tile=2 gives 2 rows x 4 gates = 8
+// accumulator chains, doubled over consecutive k (step 2) to hide the FMA
+// latency, and summed after the loop.
 // PAR-LABEL: func.func @lstm(
 // PAR:   call @__lstm_opt_lstm_layer(
 // PAR-NOT: rnn.
 // PAR: func.func private @__lstm_opt_lstm_layer(
 // PAR:   scf.parallel
-// PAR:   scf.for %{{.*}} = %c0 to %c3 step %c1 {
-// PAR:     scf.parallel
+// PAR-NOT: omp.
+// PAR:   scf.for %[[S:.*]] = %c0 to %c3 step %c1 {
+// PAR:     %[[PAR:.*]] = arith.remui %[[S]], %c2
+// PAR:     %[[ODD:.*]] = arith.trunci %{{.*}} : i64 to i1
+// PAR:     scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
+// PAR:       %[[DOWN:.*]] = arith.subi %c1, %[[I]]
+// PAR:       %[[JB:.*]] = arith.select %[[ODD]], %[[DOWN]], %[[I]] : index
 // PAR:       %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32 step %c2 iter_args(
 // PAR-COUNT-16: vector.fma
 // PAR:       arith.addf %{{.*}}#0, %{{.*}}#8 : vector<16xf32>
+
+// threads=2: one OpenMP team runs the input GEMM and every step; thread k of
+// n takes blocks k*nb/n .. (k+1)*nb/n - 1, and the team meets at a barrier
+// after each step. The team is capped at the layer's 2 blocks.
+// TEAM-LABEL: func.func private @__lstm_opt_lstm_layer(
+// TEAM-NOT: scf.parallel
+// TEAM:   omp.parallel num_threads(%c2_i32 : i32) {
+// TEAM:     %[[ME:.*]] = func.call @omp_get_thread_num() : () -> i32
+// TEAM:     %[[ALL:.*]] = func.call @omp_get_num_threads() : () -> i32
+// TEAM:     %[[LO:.*]] = arith.divui
+// TEAM:     %[[HI:.*]] = arith.divui
+// TEAM:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step %c1 {
+// TEAM:     scf.for %[[S:.*]] = %c0 to %c3 step %c1 {
+// TEAM:       scf.for %{{.*}} = %[[LO]] to %[[HI]] step %c1 {
+// TEAM-COUNT-1: omp.barrier
+// TEAM-NEXT: }
+// TEAM-NEXT: omp.terminator
+// TEAM-NEXT: } {lstm_opt.max_threads = 2 : i64}
 // CHECK-LABEL: func.func @lstm(
 // CHECK-NOT: scf.parallel
 func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {

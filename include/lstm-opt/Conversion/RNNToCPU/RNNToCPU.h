@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
@@ -21,7 +22,6 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
 #define GEN_PASS_DECL_CPUEXPANDCOPIESPASS
 #define GEN_PASS_DECL_CPUFORWARDOUTPARAMSPASS
-#define GEN_PASS_DECL_CPUPERSISTENTTEAMSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 } // namespace lstm_opt
