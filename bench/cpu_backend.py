@@ -25,7 +25,7 @@ and writes bench/results/cpu_backend.{md,json,png}. Every time is the median
 (and min) wall time of one inference after warm-up. Outputs of every column
 are compared with ORT on the unrolled graph (max |a - b| / max |ref|).
 
-Usage: cpu_backend.py [--sizes NAME,...] [--quick] [--threads K] [--runs N] [--target-cpu CPU]
+Usage: cpu_backend.py [--sizes NAME,...] [--quick] [--threads K] [--runs N] [--repeats R] [--target-cpu CPU]
                       [--lstm-opt build/bin/lstm-opt] [--lstm-run build/bin/lstm-run]
                       [--lstm-run-model unrolled|fused] [--work DIR] [--out PREFIX]
 Size names: see SIZES (a --sizes item selects every size whose name contains it).
@@ -535,19 +535,33 @@ def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg):
     if cfg.target_cpu:
         cmd.append("--target-cpu=" + cfg.target_cpu)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=cfg.timeout)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timeout after {cfg.timeout} s", "cmd": cmd}
-    out = r.stdout + "\n" + r.stderr
-    m = re.findall(r"median_ms:\s*([\d.eE+-]+)\s+min_ms:\s*([\d.eE+-]+)", out)
-    if r.returncode != 0 or not m:
-        return {"error": f"exit {r.returncode}: " + out.strip()[-2000:], "cmd": cmd}
-    res = {"median_ms": float(m[-1][0]), "min_ms": float(m[-1][1]), "runs": runs, "cmd": cmd,
+    # `repeats` separate processes (each compiles the model and times `runs`
+    # inferences): the figure is the median of their medians, the spread
+    # max/min of those medians (how much a run depends on luck: thread
+    # placement, the barrier, what the caches hold), the jitter max/min of
+    # single inferences over all of them.
+    medians, mins, maxes = [], [], []
+    for _ in range(max(1, cfg.repeats)):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=cfg.timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timeout after {cfg.timeout} s", "cmd": cmd}
+        out = r.stdout + "\n" + r.stderr
+        m = re.findall(r"median_ms:\s*([\d.eE+-]+)\s+min_ms:\s*([\d.eE+-]+)", out)
+        if r.returncode != 0 or not m:
+            return {"error": f"exit {r.returncode}: " + out.strip()[-2000:], "cmd": cmd}
+        medians.append(float(m[-1][0]))
+        mins.append(float(m[-1][1]))
+        mx = re.findall(r"max_ms:\s*([\d.eE+-]+)", out)
+        if mx:
+            maxes.append(float(mx[-1]))
+    res = {"median_ms": float(np.median(medians)), "min_ms": min(mins), "runs": runs,
+           "repeats": len(medians), "run_medians_ms": medians,
+           "spread": max(medians) / min(medians), "cmd": cmd,
            "stdout_tail": r.stdout[-1500:]}
-    mx = re.findall(r"max_ms:\s*([\d.eE+-]+)", out)
-    if mx:
-        res["max_ms"] = float(mx[-1])
+    if len(maxes) == len(medians):
+        res["max_ms"] = max(maxes)
+        res["jitter"] = max(maxes) / min(mins)
     if os.path.exists(out_npz):
         with np.load(out_npz) as z:
             res["check"] = rel_err({k: z[k] for k in z.files}, ref)
@@ -734,8 +748,9 @@ def write_markdown(path, info, roof, results, cfg):
     L.append("| T, B, I, H | unrolled nodes | ORT unrolled | ORT fused | OpenVINO unrolled | "
              "OpenVINO fused | oneDNN | lstm-run | floor "
              "| best fused peer / lstm-run | ORT fused / lstm-run | OpenVINO fused / lstm-run "
-             "| oneDNN / lstm-run | lstm-run / floor | lstm-run spread (max/min) |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+             "| oneDNN / lstm-run | lstm-run / floor | lstm-run spread: run medians max/min "
+             "| lstm-run jitter: inferences max/min |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         c, q = r["columns"], r["ratios"]
         lr = fmt_ms(c.get("lstm_run"))
@@ -744,15 +759,16 @@ def write_markdown(path, info, roof, results, cfg):
         peers = [q.get(f"{k}_vs_lstm_run") for k in ("ort_fused", "ov_fused", "onednn")]
         peers = [v for v in peers if v is not None]
         lrc = c.get("lstm_run", {})
-        spread = (f"{lrc['max_ms'] / lrc['min_ms']:.2f}"
-                  if lrc.get("max_ms") and lrc.get("min_ms") else "n/a")
+        spread = (f"{lrc['spread']:.3f} ({lrc['repeats']} runs)"
+                  if lrc.get("spread") else "n/a")
+        jitter = f"{lrc['jitter']:.2f}" if lrc.get("jitter") else "n/a"
         L.append(f"| {size_label(r)} | {r['unrolled_nodes']} | {fmt_ms(c.get('ort_unrolled'))} | "
                  f"{fmt_ms(c.get('ort_fused'))} | {fmt_ms(c.get('ov_unrolled'))} | "
                  f"{fmt_ms(c.get('ov_fused'))} | {fmt_ms(c.get('onednn'))} | {lr} | "
                  f"{fmt_ms(c.get('floor'))} | {fmt_ratio(min(peers) if peers else None)} | "
                  f"{fmt_ratio(q.get('ort_fused_vs_lstm_run'))} | {fmt_ratio(q.get('ov_fused_vs_lstm_run'))} | "
                  f"{fmt_ratio(q.get('onednn_vs_lstm_run'))} | "
-                 f"{fmt_ratio(q.get('lstm_run_vs_floor'))} | {spread} |")
+                 f"{fmt_ratio(q.get('lstm_run_vs_floor'))} | {spread} | {jitter} |")
     L.append("\nEvery column against the floor, and the output checks:\n")
     L.append("| T, B, I, H | ORT unrolled / floor | ORT fused / floor | oneDNN / floor | lstm-run / floor "
              "| rel err ORT fused | rel err oneDNN (primitive) | rel err lstm-run | runs (unrolled, fused, "
@@ -875,6 +891,9 @@ def main():
     ap.add_argument("--runs", type=int, default=None, help="max timed runs per cell (default 30; quick 3)")
     ap.add_argument("--min-runs", type=int, default=None, help="min timed runs per cell (default 5; quick 3)")
     ap.add_argument("--warmup", type=int, default=None, help="warm-up runs (default 3; quick 1)")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="lstm-run processes per cell; its spread is max/min of their medians "
+                         "(default 3; quick 1)")
     ap.add_argument("--budget", type=float, default=None,
                     help="seconds of timed runs per cell before capping N (default 20; quick 2)")
     ap.add_argument("--timeout", type=float, default=None,
@@ -892,6 +911,7 @@ def main():
     cfg = ap.parse_args()
     q = cfg.quick
     cfg.runs = cfg.runs or (3 if q else 30)
+    cfg.repeats = cfg.repeats or (1 if q else 3)
     cfg.min_runs = min(cfg.min_runs or (3 if q else 5), cfg.runs)
     cfg.warmup = max(1, cfg.warmup if cfg.warmup is not None else (1 if q else 3))
     cfg.budget = cfg.budget if cfg.budget is not None else (2 if q else 20)
