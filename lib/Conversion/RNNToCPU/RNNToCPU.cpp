@@ -31,7 +31,6 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -272,7 +271,7 @@ static void forEachBlock(ImplicitLocOpBuilder &b, int64_t nb, int64_t work,
 /// thread's recurrent weights are a little larger than its cache, the part
 /// read last is still there (in a cyclic order, least-recently-used eviction
 /// misses on every block). LSTM T25 B1 H512 on two threads of an Intel Xeon
-/// (2 MiB L2 per core, 2 MiB of weights per thread): 1.19 -> 0.95 ms.
+/// (2 MiB L2 per core, 2 MiB of weights per thread): 1.17 -> 0.89 ms.
 static void forEachBlockAlternating(
     ImplicitLocOpBuilder &b, Value lo, Value hi, Value step,
     function_ref<void(ImplicitLocOpBuilder &, Value)> body) {
@@ -552,7 +551,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     clauses.numThreads = arith::ConstantOp::create(
         b, b.getI32IntegerAttr((int32_t)std::min<int64_t>(threads, nb)));
     auto par = omp::ParallelOp::create(b, clauses);
-    par->setAttr("lstm_opt.max_threads", b.getI64IntegerAttr(nb));
+    par->setAttr(kTeamMaxThreadsAttr, b.getI64IntegerAttr(nb));
     ImplicitLocOpBuilder tb(b.getLoc(), b.getContext());
     tb.setInsertionPointToStart(tb.createBlock(&par.getRegion()));
     auto query = [&](StringRef fn) -> Value {

@@ -2,6 +2,7 @@
 
 #include "lstm-opt/Target/CPU/CPUBackend.h"
 
+#include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -260,7 +261,7 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
 /// iteration count of its work-sharing loops when their bounds are constants
 /// (those of the hidden-block loops are).
 std::optional<int64_t> teamTripCount(omp::ParallelOp team) {
-  if (auto cap = team->getAttrOfType<IntegerAttr>("lstm_opt.max_threads"))
+  if (auto cap = team->getAttrOfType<IntegerAttr>(kTeamMaxThreadsAttr))
     return cap.getInt() >= 1 ? std::optional<int64_t>(cap.getInt()) : std::nullopt;
   std::optional<int64_t> most;
   bool known = true;

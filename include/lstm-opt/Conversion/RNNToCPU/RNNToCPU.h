@@ -24,6 +24,11 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CPUFORWARDOUTPARAMSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
+/// The attribute convert-rnn-to-cpu puts on a layer's `omp.parallel`: the
+/// most threads the team can use (the layer's hidden blocks). The CPU
+/// backend caps the team size it sets at it.
+inline constexpr llvm::StringLiteral kTeamMaxThreadsAttr = "lstm_opt.max_threads";
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_RNNTOCPU_RNNTOCPU_H
