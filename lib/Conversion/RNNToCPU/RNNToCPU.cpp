@@ -418,6 +418,22 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       Value pv = vector::LoadOp::create(ib, vecType(), p, ValueRange{row, idx(ib, g), col});
       return arith::AddFOp::create(ib, acc, pv);
     };
+    // P[t] of a tile's rows was written by the input GEMM long before and
+    // is read once, by the epilogue: far from the core, one line per row
+    // and gate (lines a gate's Hp apart, rows G*Hp apart, too scattered for
+    // the hardware prefetchers). Prefetching them before the tile's GEMM
+    // hides that latency behind its FMAs.
+    auto prefetchP = [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> rowIdx,
+                         ArrayRef<int64_t> gates, Value col) {
+      for (Value bi : rowIdx) {
+        Value t = rowTime(ib, bi).first;
+        Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
+        for (int64_t g : gates)
+          memref::PrefetchOp::create(ib, p, ValueRange{row, idx(ib, g), col},
+                                     /*isWrite=*/false, /*localityHint=*/3,
+                                     /*isDataCache=*/true);
+      }
+    };
     auto hLoad = [&](Value buf, Value which) {
       return [&, buf, which](ImplicitLocOpBuilder &ib, Value row, Value k) -> Value {
         return memref::LoadOp::create(ib, buf, ValueRange{which, row, k});
@@ -443,6 +459,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          prefetchP(tb, rowIdx, llvm::to_vector(llvm::seq<int64_t>(0, G)), col);
           auto load = hLoad(hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, G, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
@@ -495,6 +512,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          prefetchP(tb, rowIdx, {0, 1}, col);
           auto load = hLoad(hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, 2, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
@@ -520,6 +538,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+          prefetchP(tb, rowIdx, {2}, col);
           auto acc = gemmTile(tb, rRecN, d, jb, H, 1, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
                                 return memref::LoadOp::create(ib, rhbuf, ValueRange{rowIdx[r], k});

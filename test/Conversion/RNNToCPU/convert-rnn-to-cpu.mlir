@@ -72,6 +72,14 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // PAR:     scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
 // PAR:       %[[DOWN:.*]] = arith.subi %c1, %[[I]]
 // PAR:       %[[JB:.*]] = arith.select %[[ODD]], %[[DOWN]], %[[I]] : index
+// Before the tile's GEMM, the lines of P[t] its epilogue will read (2 rows x
+// 4 gates at column 16 * jb) are prefetched.
+// PAR:       %[[COL:.*]] = arith.muli %[[JB]], %c16 : index
+// PAR:       %[[ROW0:.*]] = arith.muli %[[S]], %c2 : index
+// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[ROW0]], %{{.*}}, %[[COL]]], read, locality<3>, data : memref<6x4x32xf32>
+// PAR:       %[[ROW1:.*]] = arith.addi %{{.*}}, %c1 : index
+// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[ROW1]], %{{.*}}, %[[COL]]], read, locality<3>, data : memref<6x4x32xf32>
+// PAR-NOT:   memref.prefetch
 // PAR:       %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32 step %c2 iter_args(
 // PAR-COUNT-16: vector.fma
 // PAR:       arith.addf %{{.*}}#0, %{{.*}}#8 : vector<16xf32>
