@@ -111,6 +111,7 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.threads = options.threads;
   kernels.vectorWidth = options.vectorWidth;
   kernels.vectorRegisters = options.vectorRegisters;
+  kernels.cacheBytes = options.cacheBytes;
   pm.addPass(createConvertRNNToCPUPass(kernels));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -34,13 +34,13 @@ RTOL = 1e-4
 
 def layer_model(path, kind="LSTM", T=5, B=3, I=4, H=7, direction="forward",
                 lbr=0, lens=False, acts=None, alpha=None, beta=None, clip=None,
-                seed=0):
+                seed=0, wscale=0.5):
     """One standard ONNX recurrent node with X, h0 (c0, lens) as inputs."""
     rng = np.random.default_rng(seed)
     G = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
     D = 2 if direction == "bidirectional" else 1
     inits = [nh.from_array((rng.standard_normal((D, G * H, I)) * 0.5).astype(np.float32), "W"),
-             nh.from_array((rng.standard_normal((D, G * H, H)) * 0.5).astype(np.float32), "R"),
+             nh.from_array((rng.standard_normal((D, G * H, H)) * wscale).astype(np.float32), "R"),
              nh.from_array((rng.standard_normal((D, 2 * G * H)) * 0.5).astype(np.float32), "B")]
     ins = ["X", "W", "R", "B", "lens" if lens else "", "h0"]
     vi = [oh.make_tensor_value_info("X", TP.FLOAT, [T, B, I]),
@@ -100,6 +100,12 @@ LAYERS = {
     "rnn_relu": dict(kind="RNN", acts=["Relu"]),
     "rnn_bidir_lens": dict(kind="RNN", direction="bidirectional", B=5, lens=True),
     "rnn_softsign_h33": dict(kind="RNN", acts=["Softsign"], H=33),
+    # Recurrent weights (12-16 MiB) larger than any core's L2: odd steps
+    # read them backwards (convert-rnn-to-cpu, cache-bytes).
+    "lstm_h1024_big": dict(kind="LSTM", H=1024, B=3, T=4, I=8, wscale=0.5 / 32),
+    "gru_reset_before_h1024_reverse_lens_big": dict(
+        kind="GRU", lbr=0, direction="reverse", lens=True, H=1024, B=3, T=4,
+        I=8, wscale=0.5 / 32),
 }
 
 # (style, steps, hidden, input, batch): unrolled graphs recognised first.

@@ -79,6 +79,11 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "Threads of the OpenMP team a layer whose steps are large enough "
            "to share runs on (its initial size, capped at the layer's "
            "hidden blocks); 1: no OpenMP">,
+    Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"1048576",
+           "Private cache per core (L2) of the target, in bytes: where a "
+           "thread's share of a layer's recurrent weights is larger, odd "
+           "steps read them backwards to start on what is still cached; "
+           "0 = never; the CPU backend sets it from the target">,
   ];
 }
 

@@ -76,6 +76,10 @@ struct CPUPipelineOptions
   Option<int64_t> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("Vector registers of the target"), llvm::cl::init(32)};
+  Option<int64_t> cacheBytes{
+      *this, "cache-bytes",
+      llvm::cl::desc("Private (L2) cache per core of the target, in bytes"),
+      llvm::cl::init(1 << 20)};
   Option<bool> cudnn{
       *this, "cudnn",
       llvm::cl::desc("Run the layers cuDNN runs exactly through the "

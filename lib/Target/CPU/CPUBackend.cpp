@@ -27,6 +27,7 @@
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -426,6 +427,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
     llvm::consumeError(v.takeError());
   p.vectorWidth = tv.lanes;
   p.vectorRegisters = tv.registers;
+  p.cacheBytes = tv.cacheBytes;
   p.cudnn = options.cuda;
   p.cudnnDataType = options.cudnnDataType;
   p.cudnnAlgo = options.cudnnAlgo;
@@ -656,6 +658,44 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   return sig;
 }
 
+/// This machine's private L2 (or, without one, L1 data) cache per core, in
+/// bytes, from Linux's sysfs; 0 when it does not say.
+static int64_t hostPrivateCacheBytes() {
+  int64_t best = 0, bestLevel = 0;
+  for (int i = 0; i < 16; ++i) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    auto read = [&](const char *name) -> std::string {
+      // sysfs files claim a size they do not have: read to the end.
+      auto buf = llvm::MemoryBuffer::getFileAsStream(dir + name);
+      return buf ? (*buf)->getBuffer().trim().str() : std::string();
+    };
+    std::string level = read("level"), type = read("type"), size = read("size");
+    if (level.empty() || size.empty())
+      break;
+    if (type != "Data" && type != "Unified")
+      continue;
+    // Shared caches (L3) are not private to a core.
+    if (level != "1" && level != "2")
+      continue;
+    StringRef digits = StringRef(size).take_while(llvm::isDigit);
+    uint64_t n = 0;
+    if (digits.empty() || digits.size() > 9 || digits.getAsInteger(10, n))
+      continue;
+    StringRef unit = StringRef(size).drop_front(digits.size());
+    int64_t bytes = unit == "K"   ? (int64_t)n << 10
+                    : unit == "M" ? (int64_t)n << 20
+                    : unit.empty() ? (int64_t)n
+                                   : 0;
+    int64_t lv = level == "2" ? 2 : 1;
+    if (bytes > 0 && lv >= bestLevel) {
+      best = bytes;
+      bestLevel = lv;
+    }
+  }
+  return best;
+}
+
 llvm::Expected<cpu::TargetVector>
 lstm_opt::cpu::targetVector(const CPUOptions &options) {
   auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple,
@@ -691,9 +731,19 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
     v = {4, 16, ""};
     isa = "generic 128-bit vectors";
   }
+  bool host = !isForeignTriple(options.targetTriple) &&
+              (options.targetCPU.empty() || options.targetCPU == "host");
+  std::string cacheFrom = "assumed";
+  if (host)
+    if (int64_t bytes = hostPrivateCacheBytes()) {
+      v.cacheBytes = bytes;
+      cacheFrom = "this machine's";
+    }
   v.description = triple.getArchName().str() + " " + cpu + ": " + isa + ", " +
                   std::to_string(v.lanes) + " f32 lanes x " +
-                  std::to_string(v.registers) + " registers";
+                  std::to_string(v.registers) + " registers, " +
+                  std::to_string(v.cacheBytes >> 10) + " KiB private cache (" +
+                  cacheFrom + ")";
   return v;
 }
 

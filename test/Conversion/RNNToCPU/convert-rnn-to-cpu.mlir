@@ -1,6 +1,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu --canonicalize --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TEAM
+// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
@@ -80,9 +81,29 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // PAR:       %[[ROW1:.*]] = arith.addi %{{.*}}, %c1 : index
 // PAR-COUNT-4: memref.prefetch %{{.*}}[%[[ROW1]], %{{.*}}, %[[COL]]], read, locality<3>, data : memref<6x4x32xf32>
 // PAR-NOT:   memref.prefetch
+// With the default cache-bytes (1 MiB) the 16 KiB of recurrent weights fit:
+// k always runs upwards.
+// PAR-NOT:   arith.select %{{.*}}, %c-1, %c1 : index
 // PAR:       %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32 step %c2 iter_args(
 // PAR-COUNT-16: vector.fma
 // PAR:       arith.addf %{{.*}}#0, %{{.*}}#8 : vector<16xf32>
+
+// cache-bytes=1024: the layer's 16 KiB of recurrent weights do not fit, so
+// odd steps also read each block's weights (and h) from k = 31 down:
+// k = base + dir * i, base = odd ? 31 : 0, dir = odd ? -1 : 1.
+// BACK-LABEL: func.func private @__lstm_opt_lstm_layer(
+// The input GEMM, before the time loop, reads k upwards.
+// BACK-NOT: arith.select %{{.*}}, %c31, %c0
+// BACK:   scf.for %[[S:.*]] = %c0 to %c3 step %c1 {
+// BACK:     %[[PARITY:.*]] = arith.remui %[[S]], %c2
+// BACK:     %[[ODD:.*]] = arith.trunci %{{.*}} : i64 to i1
+// BACK:       %[[BASE:.*]] = arith.select %[[ODD]], %c31, %c0 : index
+// BACK:       %[[DIR:.*]] = arith.select %[[ODD]], %c-1, %c1 : index
+// BACK:       %{{.*}}:16 = scf.for %[[I:.*]] = %c0 to %c32 step %c2 iter_args(
+// BACK:         %[[OFF:.*]] = arith.muli %[[DIR]], %[[I]] : index
+// BACK:         %[[K:.*]] = arith.addi %[[BASE]], %[[OFF]] : index
+// BACK:         vector.load %{{.*}}[%c0, %{{.*}}, %[[K]], %c0, %c0]
+// BACK:         memref.load %{{.*}}[%[[PARITY]], %c0, %[[K]]]
 
 // threads=2: one OpenMP team runs the input GEMM and every step; thread k of
 // n takes blocks k*nb/n .. (k+1)*nb/n - 1, and the team meets at a barrier
