@@ -168,19 +168,23 @@ private:
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
 };
 
-/// Odd steps visit the blocks downwards (forEachBlockAlternating); when a
-/// thread's recurrent weights do not fit in its cache (`cache-bytes`), they
-/// also read each block from its last k down, so that the step starts on
-/// the lines the previous one read last, still in the cache. Where the
-/// weights fit, ascending reads are kept: a backwards stream from L2 loses
-/// the L1 next-line prefetcher (LSTM T150 B1 H256, 512 KiB per thread on a
-/// Xeon with 2 MiB of L2: 3% slower backwards; T50 B4 H1536, 19 MiB per
-/// thread: 9% faster).
+/// With the team at its compiled size (the thread setting of a compiled
+/// model can change it at run time; only speed depends on this).
 int64_t LayerEmitter::weightBytesPerThread() const {
   int64_t team = usesTeam() ? std::min(threads, s.nb()) : 1;
   return s.G * s.hp() * s.H * (int64_t)sizeof(float) / team;
 }
 
+/// Odd steps visit the blocks downwards (forEachBlockAlternating); when a
+/// thread's recurrent weights do not fit in its cache (`cache-bytes`), they
+/// also read each block from its last k down, so that the step starts on
+/// the lines the previous one read last, still in the cache, and the step
+/// is one stream for the L2 prefetcher. Where the weights fit, ascending
+/// reads are kept: a backwards stream from L2 loses the L1 next-line
+/// prefetcher (LSTM T150 B1 H256, 512 KiB per thread on a Xeon with 2 MiB
+/// of L2: 3% slower backwards). Where they do not, the gain varied with the
+/// load on the machine's shared L3 (T50 B4 H1536: 15% in one sitting,
+/// level in another).
 bool LayerEmitter::streamsDown() const {
   return cacheBytes > 0 && weightBytesPerThread() > cacheBytes;
 }

@@ -292,7 +292,7 @@ ShapedTypeComponents onnx::inferShape(Value v) {
     return t ? ShapedTypeComponents(t) : ShapedTypeComponents();
   }
   ++nesting;
-  auto leave = llvm::make_scope_exit([] { --nesting; });
+  llvm::scope_exit leave([] { --nesting; });
   DenseMap<Value, ShapedTypeComponents> memo;
   return inferShapeImpl(v, 0, memo);
 }
@@ -676,7 +676,7 @@ std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
     return evaluateInts(v, 0);
   DenseMap<Value, SmallVector<int64_t>> memo;
   evaluated = &memo;
-  auto leave = llvm::make_scope_exit([] { evaluated = nullptr; });
+  llvm::scope_exit leave([] { evaluated = nullptr; });
   return evaluateInts(v, 0);
 }
 
