@@ -19,8 +19,8 @@
 // threads, the same blocks every step). Weights are packed here, at compile
 // time.
 //
-// State lives in padded scratch buffers (h double-buffered [2][B][Hp],
-// c [B][Hp], Hp = H rounded up to V); Y rows are stored masked when H is not
+// P is block-major, [H/V][T*B][G][V]. State lives in padded scratch
+// buffers (h double-buffered [2][B][Hp], c [B][Hp], Hp = H rounded up to V); Y rows are stored masked when H is not
 // a multiple of V. With sequence_lens, rows past their length keep their
 // state and write zeros (selects, no branches).
 //
@@ -369,7 +369,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   // barrier after each step (after each phase of a two-phase GRU step).
   const bool team = usesTeam();
 
-  // 1. The hoisted input GEMM: P[row][g][:] = X[row] . W[d] + bias.
+  // 1. The hoisted input GEMM: P[jb][row][g][:] = X[row] . W[d] + bias.
   auto inputGemm = [&](ImplicitLocOpBuilder &pb, Value jb) {
     Value col = arith::MulIOp::create(pb, jb, c16);
     forEachRowTile(pb, T * B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
@@ -385,7 +385,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           Value bias = vector::LoadOp::create(tb, vecType(), bIn,
                                               ValueRange{dIdx, idx(tb, g), col});
           vector::StoreOp::create(tb, arith::AddFOp::create(tb, acc[r * G + g], bias),
-                                  p, ValueRange{rowIdx[r], idx(tb, g), col});
+                                  p, ValueRange{jb, rowIdx[r], idx(tb, g), c0i});
         }
     });
   };
@@ -462,23 +462,22 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       return {arith::SelectOp::create(ib, active, t, step), active};
     };
     auto pre = [&](ImplicitLocOpBuilder &ib, Value acc, Value t, Value bi,
-                   int64_t g, Value col) -> Value {
+                   int64_t g, Value jb) -> Value {
       Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
-      Value pv = vector::LoadOp::create(ib, vecType(), p, ValueRange{row, idx(ib, g), col});
+      Value pv = vector::LoadOp::create(ib, vecType(), p, ValueRange{jb, row, idx(ib, g), c0i});
       return arith::AddFOp::create(ib, acc, pv);
     };
-    // P[t] of a tile's rows was written by the input GEMM long before and
-    // is read once, by the epilogue: far from the core, one line per row
-    // and gate (lines a gate's Hp apart, rows G*Hp apart, too scattered for
-    // the hardware prefetchers). Prefetching them before the tile's GEMM
-    // hides that latency behind its FMAs.
+    // P[jb][t*B + b] of a tile's rows was written by the input GEMM long
+    // before and is read once, by the epilogue, from far from the core.
+    // Prefetching its lines (one per row and gate) before the tile's GEMM
+    // hides that latency behind the FMAs.
     auto prefetchP = [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> rowIdx,
-                         ArrayRef<int64_t> gates, Value col) {
+                         ArrayRef<int64_t> gates, Value jb) {
       for (Value bi : rowIdx) {
         Value t = rowTime(ib, bi).first;
         Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
         for (int64_t g : gates)
-          memref::PrefetchOp::create(ib, p, ValueRange{row, idx(ib, g), col},
+          memref::PrefetchOp::create(ib, p, ValueRange{jb, row, idx(ib, g), c0i},
                                      /*isWrite=*/false, /*localityHint=*/3,
                                      /*isDataCache=*/true);
       }
@@ -508,7 +507,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
-          prefetchP(tb, rowIdx, llvm::to_vector(llvm::seq<int64_t>(0, G)), col);
+          prefetchP(tb, rowIdx, llvm::to_vector(llvm::seq<int64_t>(0, G)), jb);
           auto load = hLoad(hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, G, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
@@ -517,7 +516,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
-            auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], t, bi, g, col); };
+            auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], t, bi, g, jb); };
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew;
             if (s.isLSTM()) {
@@ -538,7 +537,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
               Value bn = vector::LoadOp::create(tb, vecType(), bRecN, ValueRange{dIdx, col});
               Value hn2 = arith::AddFOp::create(tb, acc[r * G + 2], bn);
               Value row = arith::AddIOp::create(tb, arith::MulIOp::create(tb, t, idx(tb, B)), bi);
-              Value pn = vector::LoadOp::create(tb, vecType(), p, ValueRange{row, idx(tb, 2), col});
+              Value pn = vector::LoadOp::create(tb, vecType(), p, ValueRange{jb, row, idx(tb, 2), c0i});
               Value n = activate(tb, acts[1], clip(tb, arith::AddFOp::create(
                                                       tb, pn, arith::MulFOp::create(tb, rg, hn2))));
               // h = (1 - z) * n + z * h_prev
@@ -561,7 +560,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
-          prefetchP(tb, rowIdx, {0, 1}, col);
+          prefetchP(tb, rowIdx, {0, 1}, jb);
           auto load = hLoad(hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, 2, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
@@ -570,8 +569,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
-            Value rg = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2], t, bi, 0, col)));
-            Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], t, bi, 1, col)));
+            Value rg = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2], t, bi, 0, jb)));
+            Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], t, bi, 1, jb)));
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             vector::StoreOp::create(tb, z, zbuf, ValueRange{bi, col});
             vector::StoreOp::create(tb, arith::MulFOp::create(tb, rg, hPrev), rhbuf,
@@ -587,7 +586,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           SmallVector<Value> rowIdx;
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
-          prefetchP(tb, rowIdx, {2}, col);
+          prefetchP(tb, rowIdx, {2}, jb);
           auto acc = gemmTile(tb, rRecN, d, jb, H, 1, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
                                 return memref::LoadOp::create(ib, rhbuf, ValueRange{rowIdx[r], k});
@@ -595,7 +594,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
-            Value n = activate(tb, acts[1], clip(tb, pre(tb, acc[r], t, bi, 2, col)));
+            Value n = activate(tb, acts[1], clip(tb, pre(tb, acc[r], t, bi, 2, jb)));
             Value z = vector::LoadOp::create(tb, vecType(), zbuf, ValueRange{bi, col});
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew = arith::AddFOp::create(
@@ -732,7 +731,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   if (s.isGRU() && s.linearBeforeReset)
     bRecN = global(b, "Brn", {D, hp}, brn);
 
-  p = alloc(b, {T * B, G, hp});
+  // P block-major, [H/V][T*B][G][V]: the input GEMM of a block writes one
+  // contiguous run, and a step's epilogue reads B * G * V contiguous floats
+  // per block.
+  p = alloc(b, {nb, T * B, G, s.vec});
   hbuf = alloc(b, {2, B, hp});
   SmallVector<Value> scratch = {p, hbuf};
   if (s.isLSTM())

@@ -73,13 +73,13 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // PAR:     scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
 // PAR:       %[[DOWN:.*]] = arith.subi %c1, %[[I]]
 // PAR:       %[[JB:.*]] = arith.select %[[ODD]], %[[DOWN]], %[[I]] : index
-// Before the tile's GEMM, the lines of P[t] its epilogue will read (2 rows x
-// 4 gates at column 16 * jb) are prefetched.
-// PAR:       %[[COL:.*]] = arith.muli %[[JB]], %c16 : index
+// Before the tile's GEMM, the lines of P its epilogue will read (block jb,
+// rows t*B + 0 and t*B + 1, 4 gates; P is block-major [H/V][T*B][G][V]) are
+// prefetched.
 // PAR:       %[[ROW0:.*]] = arith.muli %[[S]], %c2 : index
-// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[ROW0]], %{{.*}}, %[[COL]]], read, locality<3>, data : memref<6x4x32xf32>
+// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[JB]], %[[ROW0]], %{{.*}}, %c0], read, locality<3>, data : memref<2x6x4x16xf32>
 // PAR:       %[[ROW1:.*]] = arith.addi %{{.*}}, %c1 : index
-// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[ROW1]], %{{.*}}, %[[COL]]], read, locality<3>, data : memref<6x4x32xf32>
+// PAR-COUNT-4: memref.prefetch %{{.*}}[%[[JB]], %[[ROW1]], %{{.*}}, %c0], read, locality<3>, data : memref<2x6x4x16xf32>
 // PAR-NOT:   memref.prefetch
 // With the default cache-bytes (1 MiB) the 16 KiB of recurrent weights fit:
 // k always runs upwards.
