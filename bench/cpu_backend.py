@@ -888,7 +888,7 @@ def main():
     ap.add_argument("--sizes", default="", help="comma-separated name filters (see SIZES); default all")
     ap.add_argument("--quick", action="store_true", help="few repeats, small sgemm (a pipeline check)")
     ap.add_argument("--threads", type=int, default=2, help="K: threads for every column (default 2)")
-    ap.add_argument("--runs", type=int, default=None, help="max timed runs per cell (default 30; quick 3)")
+    ap.add_argument("--runs", type=int, default=None, help="max timed runs per cell (default 200, within the time budget; quick 3)")
     ap.add_argument("--min-runs", type=int, default=None, help="min timed runs per cell (default 5; quick 3)")
     ap.add_argument("--warmup", type=int, default=None, help="warm-up runs (default 3; quick 1)")
     ap.add_argument("--repeats", type=int, default=None,
@@ -910,7 +910,7 @@ def main():
                     help="output prefix: writes PREFIX.md, PREFIX.json, PREFIX.png")
     cfg = ap.parse_args()
     q = cfg.quick
-    cfg.runs = cfg.runs or (3 if q else 30)
+    cfg.runs = cfg.runs or (3 if q else 200)
     cfg.repeats = cfg.repeats or (1 if q else 3)
     cfg.min_runs = min(cfg.min_runs or (3 if q else 5), cfg.runs)
     cfg.warmup = max(1, cfg.warmup if cfg.warmup is not None else (1 if q else 3))
