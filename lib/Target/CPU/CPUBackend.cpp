@@ -660,7 +660,7 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
 
 /// This machine's private L2 (or, without one, L1 data) cache per core, in
 /// bytes, from Linux's sysfs; 0 when it does not say.
-static int64_t hostPrivateCacheBytes() {
+static int64_t readHostPrivateCacheBytes() {
   int64_t best = 0, bestLevel = 0;
   for (int i = 0; i < 16; ++i) {
     std::string dir =
@@ -696,6 +696,12 @@ static int64_t hostPrivateCacheBytes() {
   return best;
 }
 
+/// Read once per process.
+static int64_t hostPrivateCacheBytes() {
+  static const int64_t bytes = readHostPrivateCacheBytes();
+  return bytes;
+}
+
 llvm::Expected<cpu::TargetVector>
 lstm_opt::cpu::targetVector(const CPUOptions &options) {
   auto jtmb = targetMachineBuilder(options.targetCPU, options.targetTriple,
@@ -707,43 +713,24 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
     return llvm::createStringError("no LLVM target for " +
                                    jtmb->getTargetTriple().str());
   const llvm::Triple &triple = jtmb->getTargetTriple();
-  std::string cpu = jtmb->getCPU().empty() ? "generic" : jtmb->getCPU();
   TargetVector v;
-  std::string isa;
   if (triple.isX86()) {
-    if (sti->checkFeatures("+avx512f")) {
-      v = {16, 32, ""};
-      isa = "AVX-512";
-    } else if (sti->checkFeatures("+avx2") && sti->checkFeatures("+fma")) {
-      v = {8, 16, ""};
-      isa = "AVX2+FMA";
-    } else if (sti->checkFeatures("+avx")) {
-      v = {8, 16, ""};
-      isa = "AVX";
-    } else {
-      v = {4, 16, ""};
-      isa = "SSE";
-    }
+    if (sti->checkFeatures("+avx512f"))
+      v = {16, 32};
+    else if (sti->checkFeatures("+avx")) // AVX, or AVX2 with FMA
+      v = {8, 16};
+    else
+      v = {4, 16}; // SSE
   } else if (triple.isAArch64()) {
-    v = {4, 32, ""};
-    isa = "NEON";
+    v = {4, 32}; // NEON
   } else {
-    v = {4, 16, ""};
-    isa = "generic 128-bit vectors";
+    v = {4, 16}; // generic 128-bit vectors
   }
   bool host = !isForeignTriple(options.targetTriple) &&
               (options.targetCPU.empty() || options.targetCPU == "host");
-  std::string cacheFrom = "assumed";
   if (host)
-    if (int64_t bytes = hostPrivateCacheBytes()) {
+    if (int64_t bytes = hostPrivateCacheBytes())
       v.cacheBytes = bytes;
-      cacheFrom = "this machine's";
-    }
-  v.description = triple.getArchName().str() + " " + cpu + ": " + isa + ", " +
-                  std::to_string(v.lanes) + " f32 lanes x " +
-                  std::to_string(v.registers) + " registers, " +
-                  std::to_string(v.cacheBytes >> 10) + " KiB private cache (" +
-                  cacheFrom + ")";
   return v;
 }
 

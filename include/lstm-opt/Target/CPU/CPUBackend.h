@@ -160,14 +160,12 @@ mlir::FailureOr<ModelSignature> lowerToLLVMDialect(mlir::ModuleOp module,
                                                    const CPUOptions &options);
 
 /// The vector shape of the kernels for a target: f32 lanes per register and
-/// number of vector registers (AVX-512 16/32, AVX2 8/16, SSE 4/16, NEON 4/32)
-/// and the target's name for reports ("x86-64 sapphirerapids: AVX-512").
-/// Also the private (L2) cache per core the kernels assume: this machine's
+/// number of vector registers (AVX-512 16/32, AVX2 8/16, SSE 4/16, NEON 4/32),
+/// and the private (L2) cache per core the kernels assume: this machine's
 /// when compiling for it, else 1 MiB.
 struct TargetVector {
   int64_t lanes = 16;
   int64_t registers = 32;
-  std::string description;
   int64_t cacheBytes = 1 << 20;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
