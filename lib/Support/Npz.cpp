@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm-opt/Support/Npz.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -44,6 +45,13 @@ constexpr uint64_t kMax32 = 0xffffffffu;
 constexpr uint64_t kMax16 = 0xffffu;
 /// zlib counts in 32-bit uInt; feed it at most this much at a time.
 constexpr size_t kZlibChunk = size_t(1) << 30;
+/// .npy headers larger than this are refused (numpy writes a few hundred
+/// bytes; format 1.0 cannot say more than 64 KiB).
+constexpr uint64_t kMaxNpyHeader = uint64_t(1) << 20;
+/// The most bytes of a member read (inflated) to parse its header.
+constexpr uint64_t kMaxNpyPrefix = kMaxNpyHeader + 12;
+/// numpy's own limit on the number of dimensions.
+constexpr size_t kMaxNpyRank = 64;
 constexpr char kNpyMagic[] = "\x93NUMPY";
 
 uint16_t rd16(const uint8_t *p) { return support::endian::read16le(p); }
@@ -258,7 +266,21 @@ Error parseDescr(StringRef descr, DType &dtype, bool &swap, const Ctx &ctx) {
   return ctx.err("unsupported dtype '" + descr + "' (" + what + ")");
 }
 
-Expected<Array> parseNpy(ArrayRef<uint8_t> bytes, const Ctx &ctx) {
+/// What an .npy header says: enough to check a member against what it is
+/// for before its data is read or inflated.
+struct NpyHeader {
+  Array array; // dtype and shape; no data yet
+  bool swap = false;
+  bool fortran = false;
+  uint64_t dataStart = 0;
+  uint64_t nbytes = 0;
+};
+
+/// Parses the header at the start of \p bytes (which may hold only a prefix
+/// of the file) of an .npy whose whole size is \p total bytes; the data that
+/// the header's dtype and shape need must be exactly what follows it.
+Expected<NpyHeader> parseNpyHeader(ArrayRef<uint8_t> bytes, uint64_t total,
+                                   const Ctx &ctx) {
   if (bytes.size() < 6 || std::memcmp(bytes.data(), kNpyMagic, 6) != 0)
     return ctx.err("not a .npy file (bad magic)");
   if (bytes.size() < 10)
@@ -277,6 +299,10 @@ Expected<Array> parseNpy(ArrayRef<uint8_t> bytes, const Ctx &ctx) {
     return ctx.err("unsupported .npy format version " + Twine(major) + "." +
                    Twine(minor));
   }
+  if (headerLen > kMaxNpyHeader)
+    return ctx.err("bad .npy header: " + Twine(headerLen) +
+                   " header bytes declared, more than " +
+                   Twine(kMaxNpyHeader));
   if (headerLen > bytes.size() - headerStart)
     return ctx.err("truncated .npy header (" + Twine(headerLen) +
                    " header bytes declared, " +
@@ -319,35 +345,43 @@ Expected<Array> parseNpy(ArrayRef<uint8_t> bytes, const Ctx &ctx) {
   if (shape->kind != PyValue::Seq || shape->isList)
     return ctx.err("bad .npy header: 'shape' is not a tuple");
 
-  Array a;
-  bool swap = false;
-  if (Error e = parseDescr(descr->str, a.dtype, swap, ctx))
+  NpyHeader h;
+  Array &a = h.array;
+  if (Error e = parseDescr(descr->str, a.dtype, h.swap, ctx))
     return e;
+  if (shape->items.size() > kMaxNpyRank)
+    return ctx.err("bad .npy header: rank " + Twine(shape->items.size()) +
+                   " is above " + Twine(kMaxNpyRank));
   for (const PyValue &d : shape->items) {
     if (d.kind != PyValue::Int || d.num < 0)
       return ctx.err("bad .npy header: bad dimension in 'shape'");
     a.shape.push_back(d.num);
   }
-  int64_t n = 1;
-  bool anyZero = llvm::is_contained(a.shape, 0);
-  for (int64_t d : a.shape)
-    if (!anyZero && MulOverflow(n, d, n))
-      return ctx.err("bad .npy header: shape too large");
-  if (anyZero)
-    n = 0;
-  size_t es = a.elementSize();
-  uint64_t nbytes;
-  if (uint64_t(n) > UINT64_MAX / es)
+  std::optional<uint64_t> nbytes = lstm_opt::checkedByteSize(a.shape, a.elementSize());
+  if (!nbytes)
     return ctx.err("bad .npy header: shape too large");
-  nbytes = uint64_t(n) * es;
-  uint64_t dataStart = headerStart + headerLen;
-  uint64_t present = bytes.size() - dataStart;
-  if (present != nbytes)
-    return ctx.err(
-        Twine(present < nbytes ? "truncated .npy data: " : "bad .npy data: ") +
-        Twine(present) + " bytes after the header, " + dtypeName(a.dtype) +
-        " shape needs " + Twine(nbytes));
-  const uint8_t *src = bytes.data() + dataStart;
+  h.fortran = fortran->num;
+  h.nbytes = *nbytes;
+  h.dataStart = headerStart + headerLen;
+  uint64_t present = total - h.dataStart;
+  if (present != h.nbytes)
+    return ctx.err(Twine(present < h.nbytes ? "truncated .npy data: "
+                                            : "bad .npy data: ") +
+                   Twine(present) + " bytes after the header, " +
+                   dtypeName(a.dtype) + " shape needs " + Twine(h.nbytes));
+  return h;
+}
+
+Expected<Array> parseNpy(ArrayRef<uint8_t> bytes, const Ctx &ctx) {
+  Expected<NpyHeader> header = parseNpyHeader(bytes, bytes.size(), ctx);
+  if (!header)
+    return header.takeError();
+  Array a = std::move(header->array);
+  bool swap = header->swap;
+  uint64_t nbytes = header->nbytes;
+  int64_t n = a.numElements();
+  size_t es = a.elementSize();
+  const uint8_t *src = bytes.data() + header->dataStart;
 
   if (swap && es > 1) {
     a.data.assign(src, src + nbytes);
@@ -356,7 +390,7 @@ Expected<Array> parseNpy(ArrayRef<uint8_t> bytes, const Ctx &ctx) {
     src = a.data.data();
   }
   size_t rank = a.shape.size();
-  if (!fortran->num || rank < 2 || n < 2) {
+  if (!header->fortran || rank < 2 || n < 2) {
     if (src != a.data.data())
       a.data.assign(src, src + nbytes);
     return a;
@@ -418,8 +452,11 @@ Error applyZip64Extra(ArrayRef<uint8_t> extra, uint64_t *fields[],
   return Error::success();
 }
 
+/// Inflates the raw deflate stream \p in into \p out, which must be exactly
+/// its size; with \p prefixOnly, \p out may be a prefix (inflation stops
+/// once it is full).
 Error inflateRaw(ArrayRef<uint8_t> in, MutableArrayRef<uint8_t> out,
-                 const Ctx &ctx) {
+                 const Ctx &ctx, bool prefixOnly = false) {
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (inflateInit2(&zs, -15) != Z_OK)
@@ -442,7 +479,7 @@ Error inflateRaw(ArrayRef<uint8_t> in, MutableArrayRef<uint8_t> out,
   bool outFull = zs.next_out == outEnd;
   std::string msg = zs.msg ? zs.msg : "";
   inflateEnd(&zs);
-  if (rc == Z_STREAM_END && outFull)
+  if ((rc == Z_STREAM_END || (prefixOnly && rc == Z_BUF_ERROR)) && outFull)
     return Error::success();
   if (rc == Z_STREAM_END)
     return ctx.err("deflated data is shorter than the declared size " +
@@ -475,10 +512,8 @@ StringRef methodName(unsigned method) {
 } // namespace
 
 int64_t Array::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  // The readers refuse shapes whose count does not fit; -1 otherwise.
+  return lstm_opt::checkedNumElements(shape).value_or(-1);
 }
 
 size_t Array::elementSize() const { return dtypeSize(dtype); }
@@ -619,9 +654,6 @@ lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name,
     StringRef key = name.drop_back(4);
     if (!keys.insert(key).second)
       return ctx.err("duplicate key '" + key + "'");
-    if (options.checkMember)
-      if (Error e = options.checkMember(key, rawSize))
-        return e;
 
     // The local header: only its name and extra lengths locate the data,
     // but what it says must agree with the central directory.
@@ -652,12 +684,30 @@ lstm_opt::npz::readNpzBuffer(ArrayRef<uint8_t> bytes, StringRef name,
                      Twine(size) + " bytes)");
 
     ArrayRef<uint8_t> raw(p + dataStart, compSize);
+    if (method == 0 && compSize != rawSize)
+      return ctx.err("stored entry has compressed size " + Twine(compSize) +
+                     " != size " + Twine(rawSize));
+    // The .npy header first, from the member's first bytes (inflating only
+    // those): its dtype and shape must account for the declared size, and
+    // the caller sees them before anything else is allocated.
+    ArrayRef<uint8_t> prefix = raw.take_front(kMaxNpyPrefix);
+    std::vector<uint8_t> inflatedPrefix;
+    if (method != 0) {
+      inflatedPrefix.resize(std::min<uint64_t>(rawSize, kMaxNpyPrefix));
+      if (Error e = inflateRaw(raw, inflatedPrefix, ctx, /*prefixOnly=*/true))
+        return e;
+      prefix = inflatedPrefix;
+    }
+    Expected<NpyHeader> header = parseNpyHeader(prefix, rawSize, ctx);
+    if (!header)
+      return header.takeError();
+    if (options.checkMember) {
+      MemberInfo info{key, header->array.dtype, header->array.shape, rawSize};
+      if (Error e = options.checkMember(info))
+        return e;
+    }
     std::vector<uint8_t> inflated;
-    if (method == 0) {
-      if (compSize != rawSize)
-        return ctx.err("stored entry has compressed size " + Twine(compSize) +
-                       " != size " + Twine(rawSize));
-    } else {
+    if (method != 0) {
       // Deflate expands at most ~1032:1; refuse absurd sizes before
       // allocating them.
       if (rawSize / 1032 > compSize + 1024)
@@ -759,10 +809,10 @@ Error lstm_opt::npz::writeNpz(StringRef path,
       return ctx.err("key too long");
     if (!infoOf(a.dtype))
       return ctx.err("invalid dtype");
-    int64_t n = 1;
-    for (int64_t d : a.shape)
-      if (d < 0 || MulOverflow(n, d, n))
-        return ctx.err("invalid shape");
+    std::optional<int64_t> count = lstm_opt::checkedNumElements(a.shape);
+    if (!count)
+      return ctx.err("invalid shape");
+    int64_t n = *count;
     if (uint64_t(n) > SIZE_MAX / a.elementSize() ||
         a.data.size() != uint64_t(n) * a.elementSize())
       return ctx.err("has " + Twine(a.data.size()) + " bytes of data, its " +

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm-opt/InitAll.h"
+#include "lstm-opt/Support/CheckedMath.h"
 #include "lstm-opt/Support/Diagnostics.h"
 #include "lstm-opt/Support/Npz.h"
 #include "lstm-opt/Target/CPU/CPUBackend.h"
@@ -83,6 +84,12 @@ static cl::opt<bool> gpuSkipProbe(
     cl::desc("Testing: compile and run --device=gpu even without a usable "
              "device (every GPU runtime call then fails and says so)"),
     cl::Hidden, cl::init(false), cl::cat(category));
+static cl::opt<unsigned> maxInputMiB(
+    "max-input-mb",
+    cl::desc("Largest npz member (MiB) accepted for an input with dynamic "
+             "dimensions; static inputs take exactly their size "
+             "(default 4096)"),
+    cl::init(4096), cl::cat(category));
 static cl::opt<bool> quiet("q", cl::desc("Print only the timing line"),
                            cl::init(false), cl::cat(category));
 
@@ -99,14 +106,12 @@ int fail(const llvm::Twine &msg) {
 std::optional<std::string> checkTensorBytes(llvm::StringRef what,
                                             llvm::ArrayRef<int64_t> shape,
                                             size_t elemSize) {
-  uint64_t bytes = elemSize;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return (what + " has a negative dimension").str();
-    if (d && bytes > UINT64_MAX / uint64_t(d))
-      return (what + " is too large (its byte size overflows 64 bits)").str();
-    bytes *= uint64_t(d);
-  }
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return (what + " has a negative dimension").str();
+  std::optional<uint64_t> size = checkedByteSize(shape, elemSize);
+  if (!size)
+    return (what + " is too large (its byte size overflows 64 bits)").str();
+  uint64_t bytes = *size;
   uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
   if (memory && bytes > memory)
     return (what + " needs " + llvm::Twine(bytes) + " bytes, more than this "
@@ -142,6 +147,90 @@ std::optional<npz::DType> npzDType(StringRef name) {
   if (it == m.end())
     return std::nullopt;
   return it->second;
+}
+
+/// What a graph input takes, known before its array is read.
+struct ExpectedInput {
+  std::optional<npz::DType> dtype; // none: a type npz arrays cannot hold
+  std::string typeName;            // the model's name of the type
+  bool ranked = false;
+  std::vector<int64_t> dims; // -1: dynamic
+};
+
+/// The npz dtype of an ONNX element type (TensorProto.DataType).
+std::optional<npz::DType> npzDTypeOfONNX(int32_t elemType) {
+  switch (elemType) {
+  case 1: return npz::DType::F32;
+  case 2: return npz::DType::U8;
+  case 3: return npz::DType::I8;
+  case 4: return npz::DType::U16;
+  case 5: return npz::DType::I16;
+  case 6: return npz::DType::I32;
+  case 7: return npz::DType::I64;
+  case 9: return npz::DType::Bool;
+  case 10: return npz::DType::F16;
+  case 11: return npz::DType::F64;
+  case 12: return npz::DType::U32;
+  case 13: return npz::DType::U64;
+  default: return std::nullopt;
+  }
+}
+
+std::string onnxTypeName(int32_t elemType) {
+  if (auto d = npzDTypeOfONNX(elemType))
+    return npz::dtypeName(*d).str();
+  return "ONNX element type " + std::to_string(elemType);
+}
+
+std::string shapeString(llvm::ArrayRef<int64_t> dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "," : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return s + "]";
+}
+
+/// Checks an npz member's header against the input it feeds, before the
+/// member is inflated: its dtype, its rank, every static dimension, and for
+/// dynamic dimensions a byte size of at most `maxDynamicBytes`. A member no
+/// input takes is refused for an ONNX model (as the importer would) and,
+/// for a compiled library, bounded like a dynamic input.
+llvm::Error checkMember(const npz::MemberInfo &m,
+                        const std::map<std::string, ExpectedInput> &expected,
+                        bool compiledLibrary, uint64_t maxDynamicBytes) {
+  std::string what = inputsPath + ": member '" + m.key.str() + ".npy' (" +
+                     npz::dtypeName(m.dtype).str() + shapeString(m.shape) + ")";
+  auto refuse = [&](const llvm::Twine &why) {
+    return llvm::createStringError(what + ": " + why + " (not inflated)");
+  };
+  auto it = expected.find(m.key.str());
+  if (it == expected.end()) {
+    if (!compiledLibrary)
+      return refuse("the model has no graph input named '" + m.key + "'");
+  } else {
+    const ExpectedInput &e = it->second;
+    if (e.dtype && *e.dtype != m.dtype)
+      return refuse("the model's input '" + m.key + "' takes " + e.typeName);
+    if (e.ranked && e.dims.size() != m.shape.size())
+      return refuse("the model's input '" + m.key + "' has rank " +
+                    llvm::Twine(e.dims.size()) + " " + shapeString(e.dims));
+    bool dynamic = !e.ranked;
+    for (size_t k = 0; e.ranked && k < e.dims.size(); ++k) {
+      if (e.dims[k] < 0)
+        dynamic = true;
+      else if (e.dims[k] != m.shape[k])
+        return refuse("the model's input '" + m.key + "' has size " +
+                      llvm::Twine(e.dims[k]) + " in dimension " +
+                      llvm::Twine(k) + " " + shapeString(e.dims));
+    }
+    if (!dynamic)
+      return llvm::Error::success();
+  }
+  if (m.bytes > maxDynamicBytes)
+    return refuse("it holds " + llvm::Twine(m.bytes) +
+                  " bytes, more than --max-input-mb=" +
+                  llvm::Twine(maxDynamicBytes >> 20) +
+                  " allows for an input with dynamic dimensions");
+  return llvm::Error::success();
 }
 
 /// Random arrays for the graph function's arguments (static shapes needed).
@@ -210,49 +299,52 @@ int main(int argc, char **argv) {
 
   if (inputsPath.empty() == !randomInputs)
     return fail("give either --inputs in.npz or --random-inputs");
-  // A compiled library is loaded first: its signature says how many bytes
-  // each input takes, and every npz member is checked against that before
-  // it is inflated (a small archive must not make lstm-run inflate
-  // gigabytes). Without a signature yet (an ONNX model, whose dynamic
-  // dimensions the npz itself may fix), a member must fit this machine's
-  // memory.
+  // What each input takes is known before any array is read: from a
+  // compiled library's signature, or from the graph inputs an ONNX model
+  // declares (and --input-shape). Every npz member's .npy header is checked
+  // against it before the member is inflated, so a small archive cannot make
+  // lstm-run inflate gigabytes.
   std::unique_ptr<cpu::JITModel> preloaded;
-  std::map<std::string, uint64_t> inputBytes;
-  if (StringRef(modelPath).ends_with(".so") && !randomInputs) {
+  std::map<std::string, ExpectedInput> expected;
+  bool compiledLibrary = StringRef(modelPath).ends_with(".so");
+  if (compiledLibrary && !randomInputs) {
     auto loaded = cpu::JITModel::load(modelPath);
     if (!loaded)
       return fail(llvm::toString(loaded.takeError()));
     preloaded = std::move(*loaded);
-    for (const cpu::TensorSig &t : preloaded->signature().inputs) {
-      uint64_t bytes = t.elementSize();
-      for (int64_t d : t.shape)
-        bytes = d > 0 && bytes > UINT64_MAX / uint64_t(d) ? UINT64_MAX
-                                                          : bytes * uint64_t(std::max<int64_t>(d, 0));
-      inputBytes[t.name] = bytes;
+    for (const cpu::TensorSig &t : preloaded->signature().inputs)
+      expected[t.name] = {npzDType(t.dtype), t.dtype, true, t.shape};
+  } else if (!randomInputs) {
+    MLIRContext context;
+    context.printOpOnDiagnostic(false);
+    ScopedDiagnosticHandler diagnostics(&context, [](Diagnostic &diag) {
+      printToolDiagnostic(diag);
+      return success();
+    });
+    auto declared = readDeclaredInputs(modelPath, &context);
+    if (failed(declared))
+      return 1;
+    auto shapes = compile.inputShapes();
+    if (!shapes)
+      return fail(llvm::toString(shapes.takeError()));
+    for (DeclaredInput &d : *declared) {
+      ExpectedInput &e = expected[d.name];
+      e.dtype = npzDTypeOfONNX(d.elemType);
+      e.typeName = onnxTypeName(d.elemType);
+      e.ranked = d.ranked;
+      e.dims = d.dims;
+      if (auto it = shapes->find(d.name); it != shapes->end()) {
+        e.ranked = true;
+        e.dims = it->second;
+      }
     }
   }
   std::vector<std::pair<std::string, npz::Array>> inputArrays;
   if (!randomInputs) {
+    uint64_t maxDynamicBytes = uint64_t(maxInputMiB) << 20;
     npz::ReadOptions readOptions;
-    readOptions.checkMember = [&](StringRef key, uint64_t bytes) -> llvm::Error {
-      // An .npy header is at most 64 KiB (format 2.0 allows more; numpy
-      // writes far less).
-      constexpr uint64_t kMaxHeader = (uint64_t(1) << 16) + 12;
-      if (auto it = inputBytes.find(key.str());
-          it != inputBytes.end() && it->second <= UINT64_MAX - kMaxHeader &&
-          bytes > it->second + kMaxHeader)
-        return llvm::createStringError(
-            inputsPath + ": member '" + key.str() + ".npy' holds " +
-            std::to_string(bytes) + " bytes; the model's input '" + key.str() +
-            "' takes " + std::to_string(it->second) + " (not inflated)");
-      uint64_t memory =
-          uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
-      if (memory && bytes > memory)
-        return llvm::createStringError(
-            inputsPath + ": member '" + key.str() + ".npy' holds " +
-            std::to_string(bytes) + " bytes, more than this machine's memory (" +
-            std::to_string(memory) + " bytes; not inflated)");
-      return llvm::Error::success();
+    readOptions.checkMember = [&](const npz::MemberInfo &m) -> llvm::Error {
+      return checkMember(m, expected, compiledLibrary, maxDynamicBytes);
     };
     auto read = npz::readNpz(inputsPath, readOptions);
     if (!read)

@@ -56,14 +56,26 @@ size_t dtypeSize(DType dtype);
 /// numpy's name of \p dtype: "float32", "int64", "bool", ...
 llvm::StringRef dtypeName(DType dtype);
 
+/// What an .npz member's .npy header says, known before its data is inflated.
+struct MemberInfo {
+  /// The entry name without ".npy".
+  llvm::StringRef key;
+  DType dtype;
+  llvm::ArrayRef<int64_t> shape;
+  /// The size the member inflates to, its .npy header included (the header's
+  /// dtype and shape account for exactly this many bytes, or the read fails
+  /// before the check).
+  uint64_t bytes;
+};
+
 /// Knobs of readNpz.
 struct ReadOptions {
-  /// Called for every member with its key and the byte size it inflates to
-  /// (the .npy header included), before anything is inflated or allocated;
-  /// an error stops the read. lstm-run checks the size against what the
-  /// model's input needs, so a small archive cannot make it inflate
-  /// gigabytes.
-  std::function<llvm::Error(llvm::StringRef key, uint64_t bytes)> checkMember;
+  /// Called for every member once its .npy header has been read (from the
+  /// member's first bytes only: at most 1 MiB is inflated for it) and before
+  /// its data is inflated or allocated; an error stops the read. lstm-run
+  /// checks the dtype, the rank, the shape and the size against the model's
+  /// input, so a small archive cannot make it inflate gigabytes.
+  std::function<llvm::Error(const MemberInfo &member)> checkMember;
 };
 
 /// Reads every array of the .npz at \p path, in archive order. A key is the

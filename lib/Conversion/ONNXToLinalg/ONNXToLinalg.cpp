@@ -33,6 +33,7 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -1634,10 +1635,10 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
     reduced[*n] = true;
   }
   Shape kept, outShape;
-  int64_t count = 1;
+  SmallVector<int64_t> reducedDims;
   for (int64_t d = 0; d < rank; ++d) {
     if (reduced[d]) {
-      count *= in[d];
+      reducedDims.push_back(in[d]);
       if (keep)
         outShape.push_back(1);
     } else {
@@ -1645,12 +1646,15 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
       outShape.push_back(in[d]);
     }
   }
+  std::optional<int64_t> count = checkedNumElements(reducedDims);
+  if (!count)
+    return error(op) << "the reduced dimensions hold more than 2^63 elements";
   Value zero = createScalar(b, loc, elemType, 0);
   Value sum = reduce(loc, data, reduced, filled(loc, kept, elemType, zero),
                      [&](OpBuilder &nb, Location nloc, ValueRange a) {
                        return arith::AddFOp::create(nb, nloc, a[0], a[1]).getResult();
                      });
-  Value scale = createScalar(b, loc, elemType, count ? 1.0 / count : 0.0);
+  Value scale = createScalar(b, loc, elemType, *count ? 1.0 / *count : 0.0);
   Value mean = elementwise(loc, kept, elemType, {sum},
                            [&](OpBuilder &nb, Location nloc, ValueRange a) {
                              return arith::MulFOp::create(nb, nloc, a[0], scale)

@@ -19,6 +19,7 @@
 #include "ProtoUtils.h"
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -168,6 +169,29 @@ public:
 private:
   InFlightDiagnostic error(Location loc) { return emitError(loc); }
   InFlightDiagnostic error() { return emitError(fileLoc); }
+  /// Refuses a shape whose static dimensions multiply past what any later
+  /// size computation can hold (elements of up to 16 bytes in an int64_t
+  /// byte count); dynamic dimensions are skipped.
+  LogicalResult checkStaticSize(ArrayRef<int64_t> shape, StringRef what) {
+    SmallVector<int64_t> known(llvm::make_filter_range(
+        shape, [](int64_t d) { return !ShapedType::isDynamic(d); }));
+    if (checkedNumElements(known, kMaxElements))
+      return success();
+    auto diag = error();
+    diag << what << " has a shape of more than 2^59 elements (";
+    llvm::interleave(
+        shape, diag,
+        [&](int64_t d) {
+          if (ShapedType::isDynamic(d))
+            diag << "?";
+          else
+            diag << d;
+        },
+        "x");
+    diag << ")";
+    return failure();
+  }
+  static constexpr int64_t kMaxElements = int64_t(1) << 59;
 
   Location nodeLoc(const pb::NodeProto &node) {
     if (node.name().empty())
@@ -262,6 +286,10 @@ FailureOr<Type> ModelImporter::convertType(const pb::TypeProto &type,
           dims->push_back(d.has_dim_param() ? d.dim_param() : "");
       }
     }
+    // Every later element count of this type (MLIR's getNumElements, the
+    // backends' byte sizes) multiplies its dimensions unchecked.
+    if (failed(checkStaticSize(shape, what)))
+      return failure();
     return Type(RankedTensorType::get(shape, *elem));
   }
   case pb::TypeProto::kSequenceType: {
@@ -344,6 +372,37 @@ static std::vector<pb::GraphProto *> subgraphsOf(pb::GraphProto &root) {
 /// Whether two declared tensor types can describe the same value: the same
 /// element type, and, where both have a shape of the same rank, no two known
 /// dimensions that differ.
+/// The first node whose attributes size something the node itself
+/// contradicts, with the reason; checked before the ONNX library sees the
+/// graph (its shape inference sizes vectors by them: a Split saying
+/// num_outputs 2^31 with four outputs grew one to 17 GB).
+static std::optional<std::pair<const pb::NodeProto *, std::string>>
+badSizingAttribute(pb::GraphProto &root) {
+  std::vector<pb::GraphProto *> graphs = subgraphsOf(root);
+  graphs.push_back(&root);
+  for (pb::GraphProto *g : graphs)
+    for (const auto &node : g->node()) {
+      bool onnxDomain = node.domain().empty() || node.domain() == "ai.onnx";
+      for (const auto &a : node.attribute()) {
+        if (!onnxDomain || a.type() != pb::AttributeProto::INT)
+          continue;
+        if (node.op_type() == "Split" && a.name() == "num_outputs" &&
+            a.i() != node.output_size())
+          return std::pair{&node, "Split's num_outputs is " +
+                                      std::to_string(a.i()) + ", it has " +
+                                      std::to_string(node.output_size()) +
+                                      " outputs"};
+        if (node.op_type() == "Scan" && a.name() == "num_scan_inputs" &&
+            (a.i() < 1 || a.i() > node.input_size()))
+          return std::pair{&node, "Scan's num_scan_inputs is " +
+                                      std::to_string(a.i()) + ", it has " +
+                                      std::to_string(node.input_size()) +
+                                      " inputs"};
+      }
+    }
+  return std::nullopt;
+}
+
 static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b) {
   if (!a.has_tensor_type() || !b.has_tensor_type())
     return a.SerializeAsString() == b.SerializeAsString();
@@ -522,15 +581,16 @@ FailureOr<ElementsAttr> ModelImporter::convertTensor(pb::TensorProto &t,
     return failure();
   }
   SmallVector<int64_t> shape;
-  int64_t numel = 1;
   for (int64_t d : t.dims()) {
     if (d < 0) {
       error() << what << " has a negative dimension (" << d << ")";
       return failure();
     }
     shape.push_back(d);
-    numel *= d;
   }
+  if (failed(checkStaticSize(shape, what)))
+    return failure();
+  int64_t numel = *checkedNumElements(shape);
   auto type = RankedTensorType::get(shape, elem);
   int dt = t.data_type();
 
@@ -556,6 +616,7 @@ FailureOr<ElementsAttr> ModelImporter::convertTensor(pb::TensorProto &t,
 
   bool packed = isPacked4Bit(dt);
   size_t elemBytes = packed ? 1 : rawElementBytes(dt);
+  // checkStaticSize bounded numel so that 16 bytes an element fit.
   size_t fileBytes = packed ? (numel + 1) / 2 : numel * elemBytes;
   size_t align = std::max<size_t>(1, std::min<size_t>(elemBytes, 8));
 
@@ -1312,7 +1373,19 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
               << "' has invalid version " << o.version();
       return nullptr;
     }
-    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+    std::string domain = o.domain() == "ai.onnx" ? "" : o.domain();
+    // A domain the ONNX library defines (the default one, ai.onnx.ml, ...)
+    // at a version it does not: no runtime can run it, and nothing here
+    // knows its operators' meaning. Other domains (com.microsoft, custom
+    // ones) are versioned by their owners.
+    int64_t newest = proto::maxKnownOpset(domain);
+    if (newest > 0 && o.version() > newest) {
+      error() << "opset " << o.version() << " of domain '"
+              << (domain.empty() ? "ai.onnx" : domain)
+              << "' does not exist (the newest is " << newest << ")";
+      return nullptr;
+    }
+    opsets[domain] = o.version();
   }
   if (!opsets.count("")) {
     error() << "the model imports no opset of the default ONNX domain";
@@ -1360,9 +1433,15 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
       }
   }
 
-  // Where the ONNX library does not type the graph (an opset newer than it
-  // knows, or its inference fails), the dialect's shape rules fill in what
-  // they can once the graph is imported.
+  if (auto bad = badSizingAttribute(*model.mutable_graph())) {
+    error() << "node '" << bad->first->name() << "' ("
+            << bad->first->op_type() << "): " << bad->second;
+    return nullptr;
+  }
+
+  // Where the ONNX library does not type the graph (its inference fails),
+  // the dialect's shape rules fill in what they can once the graph is
+  // imported.
   bool libraryInferred = false;
   if (options.shapeInference) {
     std::string err;
@@ -1466,12 +1545,10 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
 // Entry points
 //===----------------------------------------------------------------------===//
 
-OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
-    StringRef bytes, ONNXFileFormat format, StringRef sourceName,
-    StringRef baseDir, MLIRContext *context, const ONNXImportOptions &options) {
-  context->loadDialect<od::ONNXDialect, func::FuncDialect>();
-  Location fileLoc = FileLineColLoc::get(context, sourceName, 0, 0);
-  pb::ModelProto model;
+/// Parses a model file's bytes (binary or text) into \p model; problems are
+/// reported at \p fileLoc.
+static LogicalResult parseModel(StringRef bytes, ONNXFileFormat format,
+                                Location fileLoc, pb::ModelProto &model) {
   if (format == ONNXFileFormat::Text) {
     // Lines starting with "//" (lit RUN lines, comments) are blanked.
     std::string text;
@@ -1490,16 +1567,13 @@ OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
       depth += c == '{' ? 1 : c == '}' ? -1 : 0;
       maxDepth = std::max(maxDepth, depth);
     }
-    if (maxDepth > kMaxSubgraphDepth + 1) {
-      emitError(fileLoc) << "cannot parse ONNX text: graphs are nested deeper "
-                         << "than " << kMaxSubgraphDepth << " levels";
-      return nullptr;
-    }
+    if (maxDepth > kMaxSubgraphDepth + 1)
+      return emitError(fileLoc)
+             << "cannot parse ONNX text: graphs are nested deeper "
+             << "than " << kMaxSubgraphDepth << " levels";
     std::string err;
-    if (!proto::parseModelText(text, model, err)) {
-      emitError(fileLoc) << "cannot parse ONNX text: " << err;
-      return nullptr;
-    }
+    if (!proto::parseModelText(text, model, err))
+      return emitError(fileLoc) << "cannot parse ONNX text: " << err;
   } else {
     google::protobuf::io::CodedInputStream stream(
         reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size());
@@ -1509,15 +1583,60 @@ OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
     // reports clearly; deeper fails here, without recursing further.
     stream.SetRecursionLimit(3 * kMaxSubgraphDepth + 16);
     if (bytes.empty() || !model.ParseFromCodedStream(&stream) ||
-        !stream.ConsumedEntireMessage()) {
-      emitError(fileLoc) << "not a valid ONNX model (the protobuf cannot be "
-                            "parsed; is the file truncated, or its subgraphs "
-                            "nested too deeply?)";
-      return nullptr;
-    }
+        !stream.ConsumedEntireMessage())
+      return emitError(fileLoc)
+             << "not a valid ONNX model (the protobuf cannot be "
+                "parsed; is the file truncated, or its subgraphs "
+                "nested too deeply?)";
   }
+  return success();
+}
+
+OwningOpRef<ModuleOp> lstm_opt::importONNXBuffer(
+    StringRef bytes, ONNXFileFormat format, StringRef sourceName,
+    StringRef baseDir, MLIRContext *context, const ONNXImportOptions &options) {
+  context->loadDialect<od::ONNXDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(context, sourceName, 0, 0);
+  pb::ModelProto model;
+  if (failed(parseModel(bytes, format, fileLoc, model)))
+    return nullptr;
   ModelImporter importer(context, options, sourceName, baseDir);
   return importer.importModel(model);
+}
+
+FailureOr<std::vector<DeclaredInput>>
+lstm_opt::readDeclaredInputs(StringRef path, MLIRContext *context) {
+  Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return emitError(fileLoc)
+           << "cannot open the model: " << buffer.getError().message();
+  pb::ModelProto model;
+  if (failed(parseModel((*buffer)->getBuffer(), getONNXFileFormat(path),
+                        fileLoc, model)))
+    return failure();
+  llvm::StringSet<> initializers;
+  for (const auto &t : model.graph().initializer())
+    initializers.insert(t.name());
+  std::vector<DeclaredInput> inputs;
+  for (const auto &in : model.graph().input()) {
+    if (initializers.contains(in.name()))
+      continue;
+    DeclaredInput d;
+    d.name = in.name();
+    if (in.type().has_tensor_type()) {
+      const auto &tt = in.type().tensor_type();
+      d.elemType = tt.elem_type();
+      d.ranked = tt.has_shape();
+      for (const auto &dim : tt.shape().dim())
+        d.dims.push_back(dim.has_dim_value() && dim.dim_value() >= 0
+                             ? dim.dim_value()
+                             : -1);
+    }
+    inputs.push_back(std::move(d));
+  }
+  return inputs;
 }
 
 OwningOpRef<ModuleOp> lstm_opt::importONNXFile(StringRef path,

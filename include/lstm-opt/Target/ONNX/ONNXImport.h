@@ -55,6 +55,24 @@ importONNXBuffer(llvm::StringRef bytes, ONNXFileFormat format,
                  mlir::MLIRContext *context,
                  const ONNXImportOptions &options = {});
 
+/// A graph input as a model file declares it (initializers excluded).
+struct DeclaredInput {
+  std::string name;
+  /// The ONNX element type (TensorProto.DataType); 0 when the input is not a
+  /// tensor or does not say.
+  int32_t elemType = 0;
+  /// Whether the type has a shape; `dims` holds it, -1 for a dimension that
+  /// is symbolic or not given.
+  bool ranked = false;
+  std::vector<int64_t> dims;
+};
+
+/// The graph inputs the model at `path` declares, read without importing it
+/// (lstm-run checks the arrays it is given against them before reading
+/// those). Problems are reported like importONNXFile's.
+mlir::FailureOr<std::vector<DeclaredInput>>
+readDeclaredInputs(llvm::StringRef path, mlir::MLIRContext *context);
+
 /// Specialises an imported model for compilation with concrete inputs:
 ///  - the graph inputs named in `values` (int64 tensors of static shape,
 ///    such as a sample rate) read constants of those values inside the graph;

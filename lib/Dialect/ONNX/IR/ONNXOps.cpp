@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -405,9 +406,16 @@ LogicalResult verifyRecurrent(OpTy op, int64_t gates, int64_t numActs) {
     hidden = (*r)[2];
   if (hidden && *hidden <= 0)
     return op.emitOpError() << "hidden_size must be positive";
-  std::optional<int64_t> gh;
-  if (hidden)
-    gh = gates * *hidden;
+  // 2*G*H (B's width) must be a size: a hidden_size of 2^62 is refused here,
+  // not multiplied.
+  std::optional<int64_t> gh, twoGH, threeH;
+  if (hidden) {
+    gh = lstm_opt::checkedMul(gates, *hidden);
+    twoGH = gh ? lstm_opt::checkedMul(2, *gh) : std::nullopt;
+    threeH = lstm_opt::checkedMul(3, *hidden);
+    if (!twoGH || !threeH)
+      return op.emitOpError() << "hidden_size " << *hidden << " is too large";
+  }
   std::optional<int64_t> inputSize;
   if (auto x = getShape(op.getX()); x && isStaticDim((*x)[2]))
     inputSize = (*x)[2];
@@ -420,9 +428,6 @@ LogicalResult verifyRecurrent(OpTy op, int64_t gates, int64_t numActs) {
       failed(expectDim(o, op.getR(), "R", 2, hidden)))
     return failure();
   if (!isNone(op.getB())) {
-    std::optional<int64_t> twoGH;
-    if (gh)
-      twoGH = 2 * *gh;
     if (failed(expectRank(o, op.getB(), "B", 2)) ||
         failed(expectDim(o, op.getB(), "B", 0, d)) ||
         failed(expectDim(o, op.getB(), "B", 1, twoGH)))
@@ -455,9 +460,6 @@ LogicalResult verifyRecurrent(OpTy op, int64_t gates, int64_t numActs) {
     if (failed(checkState(op.getInitialC(), "initial_c")))
       return failure();
     if (!isNone(op.getP())) {
-      std::optional<int64_t> threeH;
-      if (hidden)
-        threeH = 3 * *hidden;
       if (failed(expectRank(o, op.getP(), "P", 2)) ||
           failed(expectDim(o, op.getP(), "P", 0, d)) ||
           failed(expectDim(o, op.getP(), "P", 1, threeH)))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -662,11 +663,9 @@ LogicalResult ReshapeOp::inferShapes(ShapeQuery &q, Adaptor op,
   }
   // Element counts, where every dimension involved is known.
   auto count = [](ArrayRef<int64_t> dims) -> std::optional<int64_t> {
-    int64_t n = 1;
-    for (int64_t d : dims)
-      if (!isStatic(d) || llvm::MulOverflow(n, d, n))
-        return std::nullopt;
-    return n;
+    if (!llvm::all_of(dims, isStatic))
+      return std::nullopt;
+    return checkedNumElements(dims);
   };
   std::optional<int64_t> total = in ? count(*in) : std::nullopt;
   if (inferred >= 0) {

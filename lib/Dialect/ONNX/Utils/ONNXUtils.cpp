@@ -4,6 +4,7 @@
 
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -51,13 +52,7 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 
 /// Element count, or -1 on overflow past `limit`.
 int64_t countOf(ArrayRef<int64_t> shape, int64_t limit) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0 || (d && n > limit / d))
-      return -1;
-    n *= d;
-  }
-  return n <= limit ? n : -1;
+  return checkedNumElements(shape, limit).value_or(-1);
 }
 
 /// The elements of `values` (shape `in`) in the window, row-major.
@@ -470,8 +465,7 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     });
   if (auto a = dyn_cast<MulOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {
-      int64_t r;
-      return llvm::MulOverflow(x, y, r) ? std::nullopt : std::optional(r);
+      return checkedMul(x, y);
     });
   if (auto a = dyn_cast<DivOp>(op))
     return binary(a.getA(), a.getB(), [](int64_t x, int64_t y) {

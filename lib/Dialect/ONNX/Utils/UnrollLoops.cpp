@@ -20,6 +20,7 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -293,9 +294,8 @@ struct Unroller {
       for (Operation &op : body().without_terminator())
         op.walk([&](Operation *) { ++perTrip; });
     }
-    int64_t ops;
-    return trips >= 0 && trips <= maxTrips &&
-           !llvm::MulOverflow(perTrip, trips, ops) && ops <= maxOps;
+    std::optional<int64_t> ops = checkedMul(perTrip, trips);
+    return trips >= 0 && trips <= maxTrips && ops && *ops <= maxOps;
   }
 
   std::string tooLong(int64_t trips) const {

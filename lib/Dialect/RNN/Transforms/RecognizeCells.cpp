@@ -23,6 +23,7 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellForms.h"
 #include "lstm-opt/Dialect/RNN/Utils/GateLayout.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
@@ -687,11 +688,14 @@ Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
   // A state of more than 2^24 elements (64 MiB) is not made: a batch size
   // computed from a corrupt shape constant (2^40) must not exhaust memory.
   constexpr int64_t kMaxZeroState = int64_t(1) << 24;
-  int64_t batch = staticDim(like, 0), n;
-  if (ShapedType::isDynamic(batch) || batch < 0 || hidden < 0 ||
-      llvm::MulOverflow(batch, hidden, n) || n > kMaxZeroState)
+  int64_t batch = staticDim(like, 0);
+  std::optional<int64_t> n =
+      ShapedType::isDynamic(batch)
+          ? std::nullopt
+          : checkedNumElements({batch, hidden}, kMaxZeroState);
+  if (!n)
     return {};
-  std::vector<float> z(n, 0.0f);
+  std::vector<float> z(*n, 0.0f);
   return consts->getF32(loc, "zero_state", {batch, hidden}, z);
 }
 

@@ -207,6 +207,32 @@ def main():
     save("unproduced_output.onnx", model(base_nodes(), outputs=[
         value_info("y", [1, 2]), value_info("z", [1, 2])]))
 
+    # 12. Sizes whose products pass 2^63 (the importer multiplied them
+    # before any bound): an initializer of [21, 2^62] with 420 bytes, a graph
+    # input of [2^40, 2^40], an LSTM whose hidden_size is 2^62, and a Split
+    # whose num_outputs (2^31) contradicts its four outputs (the ONNX
+    # library's shape inference grew a vector of 2^31 types: 17 GB).
+    save("size_overflow_init.onnx", model(base_nodes(), inits=[
+        tensor("W", [21, 1 << 62], bytes(420))]))
+    save("size_overflow_input.onnx", model(base_nodes(), inputs=[
+        value_info("x", [1 << 40, 1 << 40])]))
+    lstm = node("LSTM", ["x3", "W3", "R3"], ["", "yh"], "lstm")
+    lstm.attribute.extend([helper.make_attribute("hidden_size", 1 << 62)])
+    save("size_overflow_hidden.onnx", model(
+        [lstm], inputs=[value_info("x3", [1, 1, 2])],
+        outputs=[value_info("yh", [1, 1, 1])],
+        inits=[tensor("W3", [1, 4, 2], bytes(32)),
+               tensor("R3", [1, 4, 1], bytes(16))]))
+    split = node("Split", ["x"], ["a", "b", "c", "d"], "split")
+    split.attribute.extend([helper.make_attribute("axis", 1),
+                            helper.make_attribute("num_outputs", 1 << 31)])
+    save("split_num_outputs.onnx", model(
+        [split], inputs=[value_info("x", [1, 4])],
+        outputs=[value_info(n, [1, 1]) for n in "abcd"], inits=[], opset=18))
+
+    # 13. An opset that does not exist (ONNX Runtime refuses it).
+    save("opset_999.onnx", model(base_nodes(), opset=999))
+
     # Textual variants (the tool reads .onnxtext too).
     header = """
 <
