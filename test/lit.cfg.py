@@ -6,10 +6,20 @@
 
 import os
 import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
+
+sys.path.insert(0, os.path.join(config.lstm_opt_src_root, "test", "Utils"))
+import test_python  # noqa: E402
+
+# The tests' Python, chosen now (test/Utils/test_python.py says how).
+config.python_executable, _python_why = test_python.choose(
+    config.lstm_opt_src_root, getattr(config, "python_configured", ""),
+    getattr(config, "python_fallback", ""))
+lit_config.note("tests run " + config.python_executable + " (" + _python_why + ")")
 
 config.name = "LSTM_OPT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -18,7 +28,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.lstm_opt_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
                    "lit.site.cfg.py", "models", "Utils", "unittests", "mutate.py",
-                   "corpus", "FuzzCommon.h"]
+                   "corpus", "FuzzCommon.h", "ModelMutator.h"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%python", config.python_executable))
@@ -41,15 +51,22 @@ config.substitutions.append(("%plugin", os.path.join(config.lstm_opt_obj_root, "
 llvm_config.with_environment("PATH", config.lstm_opt_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-# End-to-end tests need onnx and onnxruntime in the configured Python.
-try:
-    subprocess.check_call([config.python_executable, "-c",
-                           "import onnx, onnxruntime, numpy"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# End-to-end tests need numpy, onnx and onnxruntime in that Python. A run
+# without them stops here, unless LSTM_OPT_ALLOW_NO_E2E=1 asks for the rest
+# with the end-to-end tests UNSUPPORTED: a green run never hides them.
+_problem = test_python.e2e_problem(config.python_executable, _python_why)
+if _problem is None:
     config.available_features.add("onnxruntime")
-except (OSError, subprocess.CalledProcessError):
-    lit_config.warning("onnx/onnxruntime not importable by " +
-                       config.python_executable + ": e2e tests are UNSUPPORTED")
+elif _problem[0]:
+    lit_config.fatal(_problem[1])
+else:
+    lit_config.warning(_problem[1])
+
+# The project's .venv (scripts/setup.sh), for the test of the Python choice.
+if os.access(os.path.join(config.lstm_opt_src_root, ".venv", "bin", "python"), os.X_OK):
+    config.available_features.add("project-venv")
+# lit itself, for tests that run a suite of their own.
+config.substitutions.append(("%lit", getattr(config, "lit_path", "") or "lit"))
 
 # Real models that packages ship, fetched by scripts/fetch-models.sh into the
 # cache (not committed): `silero-vad` when its models are there; without
