@@ -20,7 +20,7 @@ import numpy as np
 
 try:
     import onnx
-except ImportError:  # lstm_opt.runtime (compiled models) needs numpy alone
+except ImportError:  # a --no-deps install: lstm_opt.runtime still works
     onnx = None
 
 __all__ = ["optimize", "report", "check", "html_report", "random_inputs", "CheckResult",
@@ -53,6 +53,14 @@ def find_tool() -> str:
                        "(which builds it), set LSTM_OPT, or put it on PATH")
 
 
+def _needs(module, name: str, what: str):
+    """`module`, or a clear error naming the package to install."""
+    if module is None:
+        raise LstmOptError(f"{what} needs the {name} package, a dependency of "
+                           f"lstm_opt that is not installed: pip install {name}")
+    return module
+
+
 def _materialize(model: ModelLike, folder: str) -> str:
     if onnx is not None and isinstance(model, onnx.ModelProto):
         path = os.path.join(folder, "input.onnx")
@@ -76,8 +84,10 @@ def _run(model: ModelLike, passes: Optional[Sequence[str]], want_model: bool):
         if proc.returncode != 0:
             raise LstmOptError(proc.stderr.strip() or
                                f"lstm-opt exited with {proc.returncode}")
-        result = json.load(open(rep))
-        fused = onnx.load(out) if want_model else None
+        with open(rep) as f:
+            result = json.load(f)
+        fused = (_needs(onnx, "onnx", "lstm_opt.optimize").load(out)
+                 if want_model else None)
         return fused, result
 
 
@@ -143,11 +153,14 @@ def check(original: ModelLike, optimized: ModelLike, *, trials: int = 2,
     """Runs both models in ONNX Runtime (CPU) on `trials` random inputs of the
     graph inputs' shapes (symbolic dims = `dynamic_dim`) and reports the
     largest absolute and relative errors per output."""
-    import onnxruntime as ort
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        ort = None
+    _needs(ort, "onnxruntime", "lstm_opt.check")
+    _needs(onnx, "onnx", "lstm_opt.check")
 
     def load(m):
-        if onnx is None:
-            raise LstmOptError("lstm_opt.check needs the onnx package")
         return m if isinstance(m, onnx.ModelProto) else onnx.load(os.fspath(m))
 
     a, b = load(original), load(optimized)

@@ -1,5 +1,5 @@
-"""Run in a fresh venv where only the wheel (and numpy, onnx, onnxruntime)
-is installed, with PATH and LD_LIBRARY_PATH scrubbed (wheel.test): the
+"""Run in a fresh venv where only the wheel (and what pip brought as its
+declared dependencies) is installed, with PATH and LD_LIBRARY_PATH scrubbed (wheel.test): the
 package's own lstm-opt does the work, from the package's folder.
 
 Usage: wheel_smoke.py MODEL.onnx WORKDIR FORBIDDEN_DIR
@@ -45,6 +45,8 @@ check(not any(b in ldd for b in build_libs) and "not found" not in ldd,
 fused = lstm_opt.optimize(model)
 ops = [n.op_type for n in fused.graph.node]
 check(ops.count("LSTM") == 1, f"optimize: {ops.count('LSTM')} LSTM node(s), {len(ops)} nodes")
+rep = lstm_opt.report(model)
+check(len(rep["layers"]) == 1, f"report: {len(rep['layers'])} layer(s)")
 res = lstm_opt.check(model, fused)
 check(res.ok, f"check: ONNX Runtime agrees ({res})")
 page = os.path.join(work, "report.html")
