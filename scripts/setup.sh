@@ -21,7 +21,10 @@ APT_PACKAGES=(
   python3 python3-venv graphviz
   zlib1g-dev libomp-22-dev
   clang-22 libclang-rt-22-dev
-  qemu-user gcc-aarch64-linux-gnu
+  # --target-triple=aarch64-linux-gnu: the cross compiler and linker, the
+  # arm64 C library and headers it needs (a recommends, which
+  # --no-install-recommends leaves out), and qemu to run the result.
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()
