@@ -384,8 +384,14 @@ badSizingAttribute(pb::GraphProto &root) {
     for (const auto &node : g->node()) {
       bool onnxDomain = node.domain().empty() || node.domain() == "ai.onnx";
       for (const auto &a : node.attribute()) {
-        if (!onnxDomain || a.type() != pb::AttributeProto::INT)
+        if (!onnxDomain)
           continue;
+        bool sizing = (node.op_type() == "Split" && a.name() == "num_outputs") ||
+                      (node.op_type() == "Scan" && a.name() == "num_scan_inputs");
+        // The library reads the integer field whatever the kind says.
+        if (sizing && a.type() != pb::AttributeProto::INT)
+          return std::pair{&node, node.op_type() + "'s " + a.name() +
+                                      " is not an integer"};
         if (node.op_type() == "Split" && a.name() == "num_outputs" &&
             a.i() != node.output_size())
           return std::pair{&node, "Split's num_outputs is " +
@@ -401,6 +407,44 @@ badSizingAttribute(pb::GraphProto &root) {
       }
     }
   return std::nullopt;
+}
+
+/// Clears the negative dim_values of every declared type in \p root and its
+/// subgraphs (graph inputs, outputs, value_info): exporters write -1 for a
+/// dynamic dimension and ONNX Runtime reads it so. Returns, per value, a
+/// warning to give.
+static std::vector<std::string> clearNegativeDims(pb::GraphProto &root) {
+  std::vector<std::string> warnings;
+  std::vector<pb::GraphProto *> graphs = subgraphsOf(root);
+  graphs.insert(graphs.begin(), &root);
+  auto visit = [&](pb::ValueInfoProto &v, const char *kind) {
+    if (!v.type().has_tensor_type() || !v.type().tensor_type().has_shape())
+      return;
+    auto *shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+    std::string dims;
+    for (int k = 0; k < shape->dim_size(); ++k) {
+      auto *d = shape->mutable_dim(k);
+      if (!d->has_dim_value() || d->dim_value() >= 0)
+        continue;
+      dims += (dims.empty() ? "" : ", ") + std::to_string(d->dim_value()) +
+              " in dimension " + std::to_string(k);
+      d->clear_dim_value();
+    }
+    if (!dims.empty())
+      warnings.push_back(std::string(kind) + " '" + v.name() + "' has " +
+                         dims +
+                         ": read as a dynamic dimension, as ONNX Runtime "
+                         "does");
+  };
+  for (pb::GraphProto *g : graphs) {
+    for (auto &v : *g->mutable_input())
+      visit(v, "graph input");
+    for (auto &v : *g->mutable_output())
+      visit(v, "graph output");
+    for (auto &v : *g->mutable_value_info())
+      visit(v, "value");
+  }
+  return warnings;
 }
 
 static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b) {
@@ -1391,6 +1435,9 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
     error() << "the model imports no opset of the default ONNX domain";
     return nullptr;
   }
+
+  for (const std::string &w : clearNegativeDims(*model.mutable_graph()))
+    emitWarning(fileLoc) << w;
 
   if (!options.inputShapes.empty()) {
     std::set<std::string> seen;

@@ -230,6 +230,17 @@ def main():
         [split], inputs=[value_info("x", [1, 4])],
         outputs=[value_info(n, [1, 1]) for n in "abcd"], inits=[], opset=18))
 
+    # The same count stated as a FLOAT attribute whose integer field says
+    # 2^31: the library reads the integer whatever the kind (found by the
+    # structure-aware fuzzer in seconds).
+    split = node("Split", ["x"], ["a", "b", "c"], "split")
+    kind = helper.make_attribute("num_outputs", 1.0)
+    kind.i = 1 << 31
+    split.attribute.extend([helper.make_attribute("axis", 1), kind])
+    save("split_num_outputs_kind.onnx", model(
+        [split], inputs=[value_info("x", [1, 3])],
+        outputs=[value_info(n, [1, 1]) for n in "abc"], inits=[], opset=18))
+
     # 13. An opset that does not exist (ONNX Runtime refuses it).
     save("opset_999.onnx", model(base_nodes(), opset=999))
 
