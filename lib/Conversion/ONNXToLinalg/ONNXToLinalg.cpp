@@ -257,6 +257,7 @@ private:
                                            ArrayRef<int64_t> dil);
   FailureOr<Results> lowerPow(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
+  FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -1249,6 +1250,8 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n == 2;
   if (type == "ReduceMean")
     return n == 1 || n == 2;
+  if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
+    return n == 2 || n == 3;
   return false;
 }
 
@@ -1663,6 +1666,106 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
   return Results{reshape(loc, mean, outShape)};
 }
 
+/// LayerNormalization (opset 17), Y only: over the dimensions from `axis`
+/// on, Y = (X - mean) / sqrt(var + epsilon) * Scale + B, with the mean and
+/// the (biased) variance computed in two passes, in f32 (stash_type 1).
+FailureOr<Results> FunctionLowering::lowerLayerNorm(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], scale = ins[1];
+  Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2]
+                                                                    : Value();
+  Type elemType = elementTypeOf(x);
+  if (!elemType.isF32())
+    return error(op) << "only f32 is supported, not " << elemType;
+  if (elementTypeOf(scale) != elemType ||
+      (bias && elementTypeOf(bias) != elemType))
+    return error(op) << "Scale and B must be " << elemType;
+  if (intAttr(op, "stash_type", 1) != 1)
+    return error(op) << "stash_type " << intAttr(op, "stash_type", 1)
+                     << " is not supported (only 1, float32)";
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  auto axis = onnx::normalizeAxis(intAttr(op, "axis", -1), rank);
+  if (!axis)
+    return error(op) << "axis " << intAttr(op, "axis", -1)
+                     << " is out of range for rank " << rank;
+  // Scale and B broadcast to the normalised dimensions (unidirectionally).
+  Shape normShape(in.begin() + *axis, in.end());
+  for (Value v : {scale, bias})
+    if (v) {
+      auto bc = onnx::broadcastShapes({normShape, shapeOf(v)});
+      if (failed(bc) || Shape(*bc) != normShape)
+        return error(op) << "Scale/B of type " << v.getType()
+                         << " do not broadcast to the normalised shape";
+    }
+  double epsilon = 1e-5;
+  if (auto attrs = op.getAttrs())
+    if (auto e = attrs->getAs<FloatAttr>("epsilon"))
+      epsilon = e.getValueAsDouble();
+  SmallVector<bool> reduced(rank, false);
+  Shape kept, keptOnes;
+  for (int64_t d = 0; d < rank; ++d) {
+    reduced[d] = d >= *axis;
+    if (!reduced[d])
+      kept.push_back(in[d]);
+    keptOnes.push_back(reduced[d] ? 1 : in[d]);
+  }
+  std::optional<int64_t> count = checkedNumElements(normShape);
+  if (!count)
+    return error(op) << "the normalised dimensions hold more than 2^63 "
+                        "elements";
+  Value zero = createScalar(b, loc, elemType, 0);
+  Value invCount =
+      createScalar(b, loc, elemType, *count ? 1.0 / double(*count) : 0.0);
+  auto add = [](OpBuilder &nb, Location nloc, ValueRange a) {
+    return arith::AddFOp::create(nb, nloc, a[0], a[1]).getResult();
+  };
+  auto mul = [&](Value v) {
+    return [v](OpBuilder &nb, Location nloc, ValueRange a) {
+      return arith::MulFOp::create(nb, nloc, a[0], v).getResult();
+    };
+  };
+  Value sum = reduce(loc, x, reduced, filled(loc, kept, elemType, zero), add);
+  Value mean = reshape(loc, elementwise(loc, kept, elemType, {sum},
+                                        mul(invCount)),
+                       keptOnes);
+  Value centred = elementwise(loc, in, elemType, {x, mean},
+                              [](OpBuilder &nb, Location nloc, ValueRange a) {
+                                return arith::SubFOp::create(nb, nloc, a[0], a[1])
+                                    .getResult();
+                              });
+  Value sq = reduce(loc, centred, reduced, filled(loc, kept, elemType, zero),
+                    [](OpBuilder &nb, Location nloc, ValueRange a) {
+                      Value p = arith::MulFOp::create(nb, nloc, a[0], a[0]);
+                      return arith::AddFOp::create(nb, nloc, p, a[1]).getResult();
+                    });
+  Value eps = createScalar(b, loc, elemType, epsilon);
+  Value one = createScalar(b, loc, elemType, 1.0);
+  Value invStd = reshape(
+      loc,
+      elementwise(loc, kept, elemType, {sq},
+                  [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                    Value var = arith::MulFOp::create(nb, nloc, a[0], invCount);
+                    Value ve = arith::AddFOp::create(nb, nloc, var, eps);
+                    Value sd = math::SqrtOp::create(nb, nloc, ve);
+                    return arith::DivFOp::create(nb, nloc, one, sd).getResult();
+                  }),
+      keptOnes);
+  SmallVector<Value> operands = {centred, invStd, scale};
+  if (bias)
+    operands.push_back(bias);
+  Value y = elementwise(loc, in, elemType, operands,
+                        [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                          Value n = arith::MulFOp::create(nb, nloc, a[0], a[1]);
+                          Value r = arith::MulFOp::create(nb, nloc, n, a[2]);
+                          if (a.size() > 3)
+                            r = arith::AddFOp::create(nb, nloc, r, a[3]);
+                          return r;
+                        });
+  return Results{y};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -1707,6 +1810,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerPow(node);
         if (type == "ReduceMean")
           return lowerReduceMean(node);
+        if (type == "LayerNormalization")
+          return lowerLayerNorm(node);
         return lowerUnary(node, node.getOpType());
       })
       .Default([&](Operation *o) -> FailureOr<Results> {

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Writes small ONNX models of operators whole models use around their
+recurrent layers, for ops.test (lstm-run against ONNX Runtime).
+
+Usage: make_op_models.py OUTDIR
+Deterministic (seeded weights); the models are written at test time, not
+committed.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(7)
+
+
+def save(name, nodes, inputs, outputs, inits, opset=17):
+    g = helper.make_graph(nodes, name, inputs, outputs, inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="make_op_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+def f32(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def const(name, a):
+    return numpy_helper.from_array(np.asarray(a, np.float32), name)
+
+
+# LayerNormalization over the last axis (what a transformer or a CRNN head
+# writes), with Scale and B; over the last two axes without B, a custom
+# epsilon; and one feeding an LSTM-style gate (MatMul + Sigmoid).
+save("layernorm_last", [
+    helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], axis=-1,
+                     name="ln")],
+    [f32("x", [2, 5, 8])], [f32("y", [2, 5, 8])],
+    [const("s", rng.standard_normal(8)), const("b", rng.standard_normal(8))])
+save("layernorm_axis1_nobias", [
+    helper.make_node("LayerNormalization", ["x", "s"], ["y"], axis=1,
+                     epsilon=1e-3, name="ln")],
+    [f32("x", [3, 4, 6])], [f32("y", [3, 4, 6])],
+    [const("s", rng.standard_normal((4, 6)))])
+save("layernorm_dynamic_gate", [
+    helper.make_node("LayerNormalization", ["x", "s", "b"], ["n"], name="ln"),
+    helper.make_node("MatMul", ["n", "w"], ["p"], name="mm"),
+    helper.make_node("Sigmoid", ["p"], ["y"], name="sig")],
+    [f32("x", ["batch", 16])], [f32("y", ["batch", 4])],
+    [const("s", rng.standard_normal(16)), const("b", rng.standard_normal(16)),
+     const("w", rng.standard_normal((16, 4)))])
