@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 # The ONNX C++ library (opsets up to 28), built once into a cache.
 ONNX_DIR=$(scripts/build-onnx.sh)
+# ccache (the CMake project uses it when present) sees paths relative to the
+# clone: a second clone, or a build folder made again, compiles nothing twice.
+export CCACHE_BASEDIR="$PWD"
 # Configured when new, when the ONNX library moved, and whenever flags are
 # given (a folder configured before a flag was added gets it; unchanged flags
 # rebuild nothing).
