@@ -258,6 +258,7 @@ private:
   FailureOr<Results> lowerPow(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
+  FailureOr<Results> lowerReverseSequence(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -1252,6 +1253,8 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n == 1 || n == 2;
   if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
     return n == 2 || n == 3;
+  if (type == "ReverseSequence")
+    return n == 2;
   return false;
 }
 
@@ -1766,6 +1769,63 @@ FailureOr<Results> FunctionLowering::lowerLayerNorm(onnx::NodeOp op) {
   return Results{y};
 }
 
+/// ReverseSequence: for each batch entry b, the first sequence_lens[b]
+/// elements along the time axis in reverse order, the rest as they are. One
+/// linalg.generic over the output that reads the input with tensor.extract
+/// at the mirrored time index; a length outside [0, T] is clamped into it
+/// (ONNX Runtime refuses such a length; nothing is read out of range here).
+FailureOr<Results> FunctionLowering::lowerReverseSequence(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0], lens = op.getInputs()[1];
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  int64_t batchAxis = intAttr(op, "batch_axis", 1);
+  int64_t timeAxis = intAttr(op, "time_axis", 0);
+  if (rank < 2 || (batchAxis != 0 && batchAxis != 1) ||
+      (timeAxis != 0 && timeAxis != 1) || batchAxis == timeAxis)
+    return error(op) << "batch_axis " << batchAxis << " and time_axis "
+                     << timeAxis << " must be 0 and 1 in some order, on a "
+                     << "tensor of rank >= 2 (rank " << rank << ")";
+  auto lensType = cast<RankedTensorType>(lens.getType());
+  if (!lensType.getElementType().isInteger(64) || lensType.getRank() != 1 ||
+      lensType.getDimSize(0) != in[batchAxis])
+    return error(op) << "sequence_lens must be int64 of shape ["
+                     << in[batchAxis] << "], not " << lens.getType();
+  Type elemType = elementTypeOf(x);
+  int64_t steps = in[timeAxis];
+  Value init = empty(loc, in, elemType);
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(rank, 0, b.getAffineDimExpr(batchAxis)),
+      b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{lens}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        auto c = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(nb, nloc, v).getResult();
+        };
+        Value len =
+            arith::IndexCastOp::create(nb, nloc, nb.getIndexType(), args[0]);
+        len = arith::MaxSIOp::create(nb, nloc, len, c(0));
+        len = arith::MinSIOp::create(nb, nloc, len, c(steps));
+        Value t = linalg::IndexOp::create(nb, nloc, timeAxis);
+        Value inside =
+            arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, t, len);
+        Value last = arith::SubIOp::create(nb, nloc, len, c(1));
+        Value mirrored = arith::SubIOp::create(nb, nloc, last, t);
+        Value src = arith::SelectOp::create(nb, nloc, inside, mirrored, t);
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d)
+          coords.push_back(d == timeAxis
+                               ? src
+                               : linalg::IndexOp::create(nb, nloc, d).getResult());
+        Value v = tensor::ExtractOp::create(nb, nloc, x, coords);
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return Results{generic.getResult(0)};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -1812,6 +1872,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerReduceMean(node);
         if (type == "LayerNormalization")
           return lowerLayerNorm(node);
+        if (type == "ReverseSequence")
+          return lowerReverseSequence(node);
         return lowerUnary(node, node.getOpType());
       })
       .Default([&](Operation *o) -> FailureOr<Results> {

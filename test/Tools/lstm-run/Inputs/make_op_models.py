@@ -55,3 +55,23 @@ save("layernorm_dynamic_gate", [
     [f32("x", ["batch", 16])], [f32("y", ["batch", 4])],
     [const("s", rng.standard_normal(16)), const("b", rng.standard_normal(16)),
      const("w", rng.standard_normal((16, 4)))])
+
+# ReverseSequence (what tf2onnx writes for a Keras backward layer): time-major
+# with per-batch lengths, batch-major, and one reversing the step inputs of a
+# recurrence-like chain (the lengths are a graph input).
+i64 = TensorProto.INT64
+save("reverse_sequence_time_major", [
+    helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=1,
+                     time_axis=0, name="rev")],
+    [f32("x", [6, 4, 3])], [f32("y", [6, 4, 3])],
+    [numpy_helper.from_array(np.array([6, 3, 1, 0], np.int64), "lens")])
+save("reverse_sequence_batch_major", [
+    helper.make_node("ReverseSequence", ["x", "lens"], ["y"], batch_axis=0,
+                     time_axis=1, name="rev")],
+    [f32("x", [3, 5, 2, 2])], [f32("y", [3, 5, 2, 2])],
+    [numpy_helper.from_array(np.array([5, 2, 4], np.int64), "lens")])
+save("reverse_sequence_input_lens", [
+    helper.make_node("ReverseSequence", ["x", "lens"], ["r"], name="rev"),
+    helper.make_node("Tanh", ["r"], ["y"], name="tanh")],
+    [f32("x", [7, 2, 5]), helper.make_tensor_value_info("lens", i64, [2])],
+    [f32("y", [7, 2, 5])], [])
