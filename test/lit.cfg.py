@@ -107,6 +107,13 @@ if shutil.which("qemu-aarch64") and shutil.which("aarch64-linux-gnu-gcc"):
 if getattr(config, "lstm_opt_fuzzers", False):
     config.available_features.add("libfuzzer")
 
+# An address-space limit for tests that prove a refusal comes before a large
+# allocation (test/Utils/run_limited.py --as-mb); 0 (none) under ASan, which
+# reserves terabytes of address space for its shadow memory. Their peak-RSS
+# checks hold in both builds.
+config.substitutions.append(
+    ("%as_limit_mb", "0" if getattr(config, "lstm_opt_sanitize", False) else "2048"))
+
 if getattr(config, "lstm_opt_sanitize", False):
     config.available_features.add("sanitizer")
     config.environment["ASAN_OPTIONS"] = (

@@ -60,6 +60,8 @@ using namespace lstm_opt;
 namespace {
 
 using Shape = SmallVector<int64_t>;
+/// The longest Range materialised as a constant.
+constexpr int64_t kMaxRangeElements = int64_t(1) << 24;
 /// Lowered values for an op's results, one per result (null: a `none`
 /// result, which must be unused).
 using Results = SmallVector<Value>;
@@ -249,6 +251,10 @@ private:
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
   FailureOr<Results> lowerPad(onnx::NodeOp op);
   FailureOr<Results> lowerConv(onnx::NodeOp op);
+  FailureOr<int64_t> slidingWindow(Operation *op, StringRef autoPad,
+                                   int64_t in, int64_t kernel, int64_t stride,
+                                   int64_t dilation, bool ceil,
+                                   int64_t &padLow, int64_t &padHigh);
   Value convInit(Location loc, Value bias, ArrayRef<int64_t> shape,
                  int64_t channelDim, Type elemType);
   FailureOr<Results> lowerConvChannelsLast(onnx::NodeOp op, Value xp, Value w,
@@ -259,6 +265,8 @@ private:
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
   FailureOr<Results> lowerReverseSequence(onnx::NodeOp op);
+  FailureOr<Results> lowerMaxPool(onnx::NodeOp op);
+  FailureOr<Results> lowerRange(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -1255,6 +1263,10 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n == 2 || n == 3;
   if (type == "ReverseSequence")
     return n == 2;
+  if (type == "MaxPool") // Y only: no Indices output
+    return n == 1;
+  if (type == "Range")
+    return n == 3;
   return false;
 }
 
@@ -1413,6 +1425,41 @@ Value FunctionLowering::convInit(Location loc, Value bias, ArrayRef<int64_t> sha
       .getResult(0);
 }
 
+/// One spatial dimension of a sliding window (Conv, MaxPool): the output
+/// size, with `padLow`/`padHigh` set from auto_pad (SAME_UPPER/LOWER,
+/// VALID) or checked (NOTSET). With `ceil` (MaxPool's ceil_mode) the last
+/// partial window counts, unless it would start in the end padding.
+FailureOr<int64_t> FunctionLowering::slidingWindow(
+    Operation *op, StringRef autoPad, int64_t in, int64_t kernel,
+    int64_t stride, int64_t dilation, bool ceil, int64_t &padLow,
+    int64_t &padHigh) {
+  constexpr int64_t kMax = int64_t(1) << 20;
+  if (kernel < 1 || stride < 1 || dilation < 1 || padLow < 0 || padHigh < 0 ||
+      kernel > kMax || dilation > kMax || stride > kMax || padLow > kMax ||
+      padHigh > kMax)
+    return error(op) << "kernel sizes, strides and dilations must be in [1, "
+                        "2^20], pads in [0, 2^20]";
+  int64_t eff = dilation * (kernel - 1) + 1;
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    int64_t out = (in + stride - 1) / stride;
+    int64_t total = std::max<int64_t>(0, (out - 1) * stride + eff - in);
+    padLow = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    padHigh = total - padLow;
+    return out;
+  }
+  if (autoPad == "VALID")
+    padLow = padHigh = 0;
+  else if (autoPad != "NOTSET")
+    return error(op) << "auto_pad '" << autoPad << "' is not supported";
+  int64_t span = in + padLow + padHigh - eff;
+  if (span < 0)
+    return error(op) << "the kernel is larger than the padded input";
+  int64_t out = (ceil ? llvm::divideCeil(span, stride) : span / stride) + 1;
+  if (ceil && (out - 1) * stride >= in + padLow)
+    --out;
+  return out;
+}
+
 FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
@@ -1445,23 +1492,11 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
   StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
   Shape outShape = {N, M};
   for (int64_t i = 0; i < sp; ++i) {
-    if (strides[i] < 1 || dil[i] < 1 || pads[i] < 0 || pads[i + sp] < 0)
-      return error(op) << "strides and dilations must be >= 1, pads >= 0";
-    int64_t in = xs[2 + i], eff = dil[i] * (kernel[i] - 1) + 1;
-    if (autoPad == "VALID") {
-      pads[i] = pads[i + sp] = 0;
-    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + eff - in);
-      pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[i + sp] = total - pads[i];
-    } else if (autoPad != "NOTSET") {
-      return error(op) << "auto_pad '" << autoPad << "' is not supported";
-    }
-    int64_t padded = in + pads[i] + pads[i + sp];
-    if (padded < eff)
-      return error(op) << "the kernel is larger than the padded input";
-    outShape.push_back((padded - eff) / strides[i] + 1);
+    auto out = slidingWindow(op, autoPad, xs[2 + i], kernel[i], strides[i],
+                             dil[i], /*ceil=*/false, pads[i], pads[i + sp]);
+    if (failed(out))
+      return failure();
+    outShape.push_back(*out);
   }
   // Zero padding first, then one contraction over (n, m, o..., c, k...).
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
@@ -1826,6 +1861,134 @@ FailureOr<Results> FunctionLowering::lowerReverseSequence(onnx::NodeOp op) {
   return Results{generic.getResult(0)};
 }
 
+/// MaxPool, float, Y only: the input padded with -inf (pads, auto_pad, and
+/// for ceil_mode the tail the last window reaches past), then one
+/// linalg.generic over (n, c, o..., k...) taking the maximum of
+/// x[n, c, o*stride + k*dilation]; the kernel loops get their extent from
+/// an unused kernel-shaped operand (as upstream's pooling ops do).
+FailureOr<Results> FunctionLowering::lowerMaxPool(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0];
+  Type elemType = elementTypeOf(x);
+  if (!isa<FloatType>(elemType))
+    return error(op) << "only float inputs are supported, not " << elemType;
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t rank = xs.size(), sp = rank - 2;
+  SmallVector<int64_t> kernel = intsAttr(op, "kernel_shape");
+  if (rank < 3 || (int64_t)kernel.size() != sp)
+    return error(op) << "the input must be [N, C, spatial...] and "
+                        "kernel_shape give one size per spatial dimension";
+  if (intAttr(op, "storage_order", 0) != 0)
+    return error(op) << "storage_order 1 is not supported";
+  SmallVector<int64_t> strides = intsAttr(op, "strides", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> dil = intsAttr(op, "dilations", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> pads = intsAttr(op, "pads", SmallVector<int64_t>(2 * sp, 0));
+  if ((int64_t)strides.size() != sp || (int64_t)dil.size() != sp ||
+      (int64_t)pads.size() != 2 * sp)
+    return error(op) << "strides/dilations/pads do not match the rank";
+  bool ceil = intAttr(op, "ceil_mode", 0) != 0;
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  Shape outShape = {xs[0], xs[1]};
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  Shape paddedShape(xs);
+  for (int64_t i = 0; i < sp; ++i) {
+    int64_t in = xs[2 + i];
+    auto out = slidingWindow(op, autoPad, in, kernel[i], strides[i], dil[i],
+                             ceil, pads[i], pads[i + sp]);
+    if (failed(out))
+      return failure();
+    outShape.push_back(*out);
+    low[2 + i] = pads[i];
+    // Room for the last window (ceil_mode can reach past the end padding).
+    int64_t needed = (*out - 1) * strides[i] + dil[i] * (kernel[i] - 1) + 1;
+    high[2 + i] = std::max(pads[i + sp], needed - in - pads[i]);
+    paddedShape[2 + i] = in + low[2 + i] + high[2 + i];
+  }
+  Value lowest = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(elemType,
+                             APFloat::getInf(
+                                 cast<FloatType>(elemType).getFloatSemantics(),
+                                 /*Negative=*/true)));
+  Value xp = x;
+  if (llvm::any_of(low, [](int64_t v) { return v; }) ||
+      llvm::any_of(high, [](int64_t v) { return v; }))
+    xp = tensor::PadOp::create(b, loc,
+                               RankedTensorType::get(paddedShape, elemType), x,
+                               getAsIndexOpFoldResult(ctx, low),
+                               getAsIndexOpFoldResult(ctx, high), lowest)
+             .getResult();
+  int64_t loops = 2 + 2 * sp; // n, c, o..., k...
+  SmallVector<AffineExpr> xExprs = {b.getAffineDimExpr(0), b.getAffineDimExpr(1)},
+                          kExprs, oExprs = xExprs;
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr o = b.getAffineDimExpr(2 + i), k = b.getAffineDimExpr(2 + sp + i);
+    xExprs.push_back(o * strides[i] + k * dil[i]);
+    kExprs.push_back(k);
+    oExprs.push_back(o);
+  }
+  Value window = empty(loc, kernel, elemType);
+  Value init = filled(loc, outShape, elemType, lowest);
+  SmallVector<AffineMap> maps = {AffineMap::get(loops, 0, xExprs, ctx),
+                                 AffineMap::get(loops, 0, kExprs, ctx),
+                                 AffineMap::get(loops, 0, oExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators(2 + sp, utils::IteratorType::parallel);
+  iterators.append(sp, utils::IteratorType::reduction);
+  auto pool = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{xp, window},
+      ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        // maxnumf: a NaN input loses to a number, as in ONNX Runtime's
+        // comparison-based max over the window.
+        linalg::YieldOp::create(
+            nb, nloc,
+            arith::MaxNumFOp::create(nb, nloc, args[0], args[2]).getResult());
+      });
+  return Results{pool.getResult(0)};
+}
+
+/// Range: the CPU backend needs its length at compile time, so start, limit
+/// and delta must be constants; the values are computed here as ONNX
+/// Runtime computes them (integers exactly, floats by repeated addition of
+/// delta from start), and the result is a constant.
+FailureOr<Results> FunctionLowering::lowerRange(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  Type elemType = elementTypeOf(ins[0]);
+  if (!type || !type.hasStaticShape() || type.getRank() != 1)
+    return error(op) << "the result's length must be known at compile time";
+  int64_t n = type.getDimSize(0);
+  if (n > kMaxRangeElements)
+    return error(op) << "a range of " << n << " elements is above "
+                     << kMaxRangeElements;
+  if (isSignlessInt(elemType)) {
+    auto start = onnx::getConstantInts(ins[0]);
+    auto delta = onnx::getConstantInts(ins[2]);
+    if (!start || !delta || start->size() != 1 || delta->size() != 1)
+      return error(op) << "start and delta must be constants";
+    SmallVector<int64_t> values;
+    int64_t v = (*start)[0];
+    for (int64_t i = 0; i < n; ++i, v = int64_t(uint64_t(v) + uint64_t((*delta)[0])))
+      values.push_back(v);
+    return Results{createIntTensor(b, loc, type, values)};
+  }
+  if (!elemType.isF32())
+    return error(op) << "only integer and f32 ranges are supported, not "
+                     << elemType;
+  auto start = onnx::getConstantF32(ins[0]);
+  auto delta = onnx::getConstantF32(ins[2]);
+  if (!start || !delta || start->numElements() != 1 ||
+      delta->numElements() != 1)
+    return error(op) << "start and delta must be constants";
+  SmallVector<float> values;
+  float v = start->values[0];
+  for (int64_t i = 0; i < n; ++i, v += delta->values[0])
+    values.push_back(v);
+  return Results{arith::ConstantOp::create(
+                     b, loc, DenseElementsAttr::get(type, ArrayRef(values)))
+                     .getResult()};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -1874,6 +2037,10 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerLayerNorm(node);
         if (type == "ReverseSequence")
           return lowerReverseSequence(node);
+        if (type == "MaxPool")
+          return lowerMaxPool(node);
+        if (type == "Range")
+          return lowerRange(node);
         return lowerUnary(node, node.getOpType());
       })
       .Default([&](Operation *o) -> FailureOr<Results> {

@@ -75,3 +75,36 @@ save("reverse_sequence_input_lens", [
     helper.make_node("Tanh", ["r"], ["y"], name="tanh")],
     [f32("x", [7, 2, 5]), helper.make_tensor_value_info("lens", i64, [2])],
     [f32("y", [7, 2, 5])], [])
+
+# MaxPool (a CRNN's feature extractor): 2-D 2x2 stride 2; 2-D with pads,
+# dilations and ceil_mode (the last window reaches past the end padding);
+# 1-D with SAME_UPPER.
+save("maxpool_2x2", [
+    helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2],
+                     strides=[2, 2], name="pool")],
+    [f32("x", [1, 3, 8, 6])], [f32("y", [1, 3, 4, 3])], [])
+save("maxpool_pads_ceil", [
+    helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 2],
+                     strides=[2, 3], pads=[1, 0, 1, 1], dilations=[1, 2],
+                     ceil_mode=1, name="pool")],
+    [f32("x", [2, 2, 9, 10])], [f32("y", [2, 2, 5, 4])], [])
+save("maxpool_1d_same", [
+    helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3], strides=[2],
+                     auto_pad="SAME_UPPER", name="pool")],
+    [f32("x", [2, 4, 11])], [f32("y", [2, 4, 6])], [])
+
+# Range with constant bounds (positions for an attention or a Gather), int64
+# and float32 (repeated addition, as ONNX Runtime computes it).
+save("range_int", [
+    helper.make_node("Range", ["s", "l", "d"], ["r"], name="range"),
+    helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT, name="cast"),
+    helper.make_node("Add", ["x", "rf"], ["y"], name="add")],
+    [f32("x", [2, 7])], [f32("y", [2, 7])],
+    [numpy_helper.from_array(np.array(3, np.int64), "s"),
+     numpy_helper.from_array(np.array(-11, np.int64), "l"),
+     numpy_helper.from_array(np.array(-2, np.int64), "d")])
+save("range_float", [
+    helper.make_node("Range", ["s", "l", "d"], ["r"], name="range"),
+    helper.make_node("Mul", ["x", "r"], ["y"], name="mul")],
+    [f32("x", [3, 13])], [f32("y", [3, 13])],
+    [const("s", 0.1), const("l", 1.4), const("d", 0.1)])
