@@ -169,6 +169,7 @@ public:
 private:
   InFlightDiagnostic error(Location loc) { return emitError(loc); }
   InFlightDiagnostic error() { return emitError(fileLoc); }
+  llvm::DenseSet<Value> repairDeclaredShapes(Block *body);
   /// Refuses a shape whose static dimensions multiply past what any later
   /// size computation can hold (elements of up to 16 bytes in an int64_t
   /// byte count); dynamic dimensions are skipped.
@@ -1389,6 +1390,55 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
   return success();
 }
 
+/// Where a declared shape (value_info, a graph output) contradicts what the
+/// operator computes by its shape rule, the rule's shape replaces it, with a
+/// warning naming the node: ONNX Runtime ignores such a declaration and runs
+/// the model, so refusing it would refuse a model that runs (old exporters
+/// and tools wrote wrong value_info). An element type that disagrees stays an
+/// error (the verifier's), as ONNX Runtime refuses it too. Ops of the graph
+/// body in order, so a repaired type reaches the rules of its users; values
+/// read by nested graphs' terminators are left alone. Returns the repaired
+/// values.
+llvm::DenseSet<Value> ModelImporter::repairDeclaredShapes(Block *body) {
+  llvm::DenseSet<Value> repaired;
+  for (Operation &op : *body) {
+    if (!isa<od::ShapeRuleOpInterface>(op))
+      continue;
+    od::ShapeQuery query;
+    SmallVector<ShapedTypeComponents> shapes;
+    if (failed(od::inferResultShapes(&op, query, shapes)))
+      continue; // the verifier reports the rule's refusal
+    for (auto [result, shape] : llvm::zip(op.getResults(), shapes)) {
+      auto declared = dyn_cast<TensorType>(result.getType());
+      if (!declared || !shape.hasRank() || od::refineType(declared, shape))
+        continue;
+      if (shape.getElementType() &&
+          shape.getElementType() != declared.getElementType())
+        continue;
+      bool safe = llvm::all_of(result.getUsers(), [&](Operation *user) {
+        return user->getBlock() == body &&
+               isa<od::ONNXDialect, func::FuncDialect>(user->getDialect());
+      });
+      if (!safe)
+        continue;
+      Type fixed =
+          RankedTensorType::get(shape.getDims(), declared.getElementType());
+      std::string name = "#" + std::to_string(result.getResultNumber());
+      if (auto names = op.getAttrOfType<ArrayAttr>(od::attrs::kOutputNames))
+        if (result.getResultNumber() < names.size())
+          if (auto n = dyn_cast<StringAttr>(names[result.getResultNumber()]))
+            name = "'" + n.str() + "'";
+      op.emitWarning() << "output " << name << " is declared " << declared
+                       << ", but the operator computes " << fixed
+                       << "; the declaration is ignored, as ONNX Runtime "
+                          "does";
+      result.setType(fixed);
+      repaired.insert(result);
+    }
+  }
+  return repaired;
+}
+
 OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
   if (model.ir_version() == 0) {
     error() << "the model has no IR version (ir_version is missing or 0)";
@@ -1555,12 +1605,15 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
   if (failed(importGraph(graph, body, scope, /*isMain=*/true, outputs)))
     return nullptr;
 
+  llvm::DenseSet<Value> repaired = repairDeclaredShapes(body);
+
   SmallVector<Type> argTypes(body->getArgumentTypes());
   SmallVector<Type> resultTypes;
   SmallVector<DictionaryAttr> resAttrs;
   for (auto [out, v] : llvm::zip(graph.output(), outputs)) {
     SmallVector<std::string> dims;
-    if (out.has_type()) {
+    // A repaired output's declared dim names may not fit its rank: dropped.
+    if (out.has_type() && !repaired.contains(v)) {
       // Only the dim names are needed; the value carries the type.
       if (failed(convertType(out.type(), "graph output '" + out.name() + "'",
                              &dims)))
