@@ -1458,8 +1458,9 @@ void CellRecognizer::run() {
   // known to be the previous step's output.
   for (const auto &[form, pattern] : rnn::parsedCellForms()) {
     SmallVector<Operation *> anchors;
+    const auto &anchorPattern = pattern; // a lambda cannot capture a binding
     func.walk([&](Operation *op) {
-      if (rnn::matchesNodeKind(pattern, op))
+      if (rnn::matchesNodeKind(anchorPattern, op))
         anchors.push_back(op);
     });
     for (Operation *anchor : anchors)
