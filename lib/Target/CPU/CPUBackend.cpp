@@ -4,6 +4,7 @@
 
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
+#include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -407,10 +408,9 @@ size_t TensorSig::elementSize() const {
 }
 
 int64_t TensorSig::numElements() const {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  // -1 for a shape a (corrupt) signature gives that no tensor can have;
+  // lstm-run checks every signature's byte sizes before allocating.
+  return checkedNumElements(shape).value_or(-1);
 }
 
 void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,

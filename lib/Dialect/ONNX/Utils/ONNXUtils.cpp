@@ -197,9 +197,9 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
   }
   if (auto cat = dyn_cast<onnx::ConcatOp>(def)) {
     int64_t axis = *onnx::normalizeAxis(cat.getAxis(), rank);
-    int64_t outer = 1;
-    for (int64_t d = 0; d < axis; ++d)
-      outer *= in.shape[d];
+    // The leading dims of a constant whose values are held: no overflow.
+    int64_t outer = checkedNumElements(ArrayRef(in.shape).take_front(axis))
+                        .value_or(0);
     for (int64_t o = 0; o < outer; ++o)
       for (const F32Tensor &t : ins) {
         int64_t chunk = t.numElements() / std::max<int64_t>(outer, 1);
