@@ -1401,6 +1401,25 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
 /// values.
 llvm::DenseSet<Value> ModelImporter::repairDeclaredShapes(Block *body) {
   llvm::DenseSet<Value> repaired;
+  // The rules (and the constant evaluation they do) assume verified ops:
+  // required attributes present, operands of the right kinds. So every op of
+  // the body must verify first with its result shapes set aside (ranks
+  // erased, diagnostics silenced); if one does not, nothing is repaired and
+  // the module's verification reports it.
+  {
+    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+    for (Operation &op : *body) {
+      SmallVector<Type> saved(op.getResultTypes());
+      for (Value r : op.getResults())
+        if (auto t = dyn_cast<TensorType>(r.getType()))
+          r.setType(UnrankedTensorType::get(t.getElementType()));
+      bool ok = succeeded(mlir::verify(&op, /*verifyRecursively=*/false));
+      for (auto [r, t] : llvm::zip(op.getResults(), saved))
+        r.setType(t);
+      if (!ok)
+        return repaired;
+    }
+  }
   for (Operation &op : *body) {
     if (!isa<od::ShapeRuleOpInterface>(op))
       continue;
