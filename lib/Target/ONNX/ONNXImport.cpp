@@ -1410,9 +1410,12 @@ llvm::DenseSet<Value> ModelImporter::repairDeclaredShapes(Block *body) {
     ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
     for (Operation &op : *body) {
       SmallVector<Type> saved(op.getResultTypes());
-      for (Value r : op.getResults())
-        if (auto t = dyn_cast<TensorType>(r.getType()))
-          r.setType(UnrankedTensorType::get(t.getElementType()));
+      // Only an op with a shape rule has its declared shapes repaired; the
+      // others (initializers, whose value fixes the type) verify as they are.
+      if (isa<od::ShapeRuleOpInterface>(op))
+        for (Value r : op.getResults())
+          if (auto t = dyn_cast<TensorType>(r.getType()))
+            r.setType(UnrankedTensorType::get(t.getElementType()));
       bool ok = succeeded(mlir::verify(&op, /*verifyRecursively=*/false));
       for (auto [r, t] : llvm::zip(op.getResults(), saved))
         r.setType(t);
