@@ -22,9 +22,15 @@ using namespace mlir;
 using namespace lstm_opt;
 using namespace lstm_opt::rnn;
 
-void lstm_opt::buildRecognitionPipeline(OpPassManager &pm) {
+void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
+                                        bool importQuantized) {
   pm.addPass(createRNNUnrollRecurrentLoopsPass());
-  pm.addPass(createRNNRecognizeCellsPass());
+  RNNRecognizeCellsPassOptions recognize;
+  recognize.importQuantized = importQuantized;
+  pm.addPass(createRNNRecognizeCellsPass(recognize));
+  // An imported foreign layer has the shapes the importer could not infer.
+  if (importQuantized)
+    pm.addPass(createONNXInferShapesPass());
   pm.addPass(createRNNRollTimeLoopPass());
   pm.addPass(createRNNPairBidirectionalPass());
 }
@@ -77,7 +83,7 @@ static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
 void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
                                      const CPUPipelineOptions &options) {
   if (options.recognize)
-    buildRecognitionPipeline(pm);
+    buildRecognitionPipeline(pm, /*importQuantized=*/true);
   if (options.cudnn) {
     pm.addPass(createRNNStackLayersPass());
     ConvertRNNToCUDNNPassOptions cudnn;
@@ -179,7 +185,7 @@ void lstm_opt::buildCPUPipeline(OpPassManager &pm,
 void lstm_opt::buildGPUPipeline(OpPassManager &pm,
                                 const GPUPipelineOptions &options) {
   if (options.recognize)
-    buildRecognitionPipeline(pm);
+    buildRecognitionPipeline(pm, /*importQuantized=*/true);
   pm.addPass(
       createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design)));
 }

@@ -22,8 +22,11 @@ namespace lstm_opt {
 
 /// The front half every target runs first: recurrent loops unrolled, cells
 /// recognised, rolled into layers, bidirectional halves paired. Each pass
-/// leaves what it cannot prove untouched, with a remark.
-void buildRecognitionPipeline(mlir::OpPassManager &pm);
+/// leaves what it cannot prove untouched, with a remark. With
+/// `importQuantized` (the compiled targets), com.microsoft.DynamicQuantizeLSTM
+/// layers are imported too, and shapes inferred again past them.
+void buildRecognitionPipeline(mlir::OpPassManager &pm,
+                              bool importQuantized = false);
 
 struct DefaultPipelineOptions
     : public mlir::PassPipelineOptions<DefaultPipelineOptions> {};

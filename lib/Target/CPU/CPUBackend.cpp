@@ -579,6 +579,17 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
     NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   ctx->appendDialectRegistry(registry);
 
+  // Recognition first: a layer it imports (a DynamicQuantizeLSTM, whose
+  // shapes the importer cannot infer) can make the graph's results static.
+  CPUOptions opts = options;
+  if (opts.recognize) {
+    PassManager pm(ctx);
+    buildRecognitionPipeline(pm, /*importQuantized=*/true);
+    if (failed(pm.run(module)))
+      return failure();
+    opts.recognize = false;
+  }
+
   func::FuncOp graph;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal() || f.isPrivate())
@@ -643,12 +654,12 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   for (unsigned i = 0; i < ft.getNumResults(); ++i)
     graph.setResultAttrs(i, ArrayRef<NamedAttribute>{});
 
-  if (options.gpuKernels) {
-    if (failed(runGPUKernelsPipeline(module, options)))
+  if (opts.gpuKernels) {
+    if (failed(runGPUKernelsPipeline(module, opts)))
       return failure();
   } else {
     PassManager pm(ctx);
-    buildCPUPipeline(pm, options);
+    buildCPUPipeline(pm, opts);
     if (failed(pm.run(module)))
       return failure();
   }

@@ -399,15 +399,17 @@ bool isStepSlice(Value v) {
 /// The state of one run over one function.
 class CellRecognizer {
 public:
-  explicit CellRecognizer(func::FuncOp func)
+  CellRecognizer(func::FuncOp func, bool importQuantized)
       : func(func), ctx(func.getContext()),
-        consts(std::make_unique<od::ConstantBuilder>(func)) {}
+        consts(std::make_unique<od::ConstantBuilder>(func)),
+        importQuantized(importQuantized) {}
   void run();
   int64_t numCells = 0, numLayers = 0;
 
 private:
   MLIRContext &getContext() { return *ctx; }
   void importLayer(Operation *op);
+  bool importQuantized;
   void matchForm(const CellForm &form, const CellPattern &pattern,
                  Operation *anchor);
   void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
@@ -1315,7 +1317,103 @@ void CellRecognizer::importLayer(Operation *op) {
     acts = o.getActivations();
     clip = o.getClipAttr();
   };
-  if (auto l = dyn_cast<od::LSTMOp>(op)) {
+  std::optional<od::F32Tensor> w, r;
+  if (auto node = dyn_cast<od::NodeOp>(op)) {
+    // com.microsoft.DynamicQuantizeLSTM (onnxruntime's quantize_dynamic):
+    // an LSTM whose W [D, I, 4H] and R [D, H, 4H] are int8/uint8 with a
+    // scale and zero point per direction or per gate row. The weights are
+    // dequantized exactly ((q - zp) * scale: one f32 rounding, as ONNX
+    // Runtime's own dequantization); ONNX Runtime also quantizes x and h per
+    // GEMM, which the f32 layer does not: its outputs are the float model's,
+    // within the quantization's own error of ONNX Runtime's.
+    auto in = [&](unsigned i) {
+      return i < node.getInputs().size() ? node.getInputs()[i] : Value();
+    };
+    auto none = [](Value v) { return !v || isa<NoneType>(v.getType()); };
+    kind = rnn::CellKind::LSTM;
+    X = in(0);
+    B = in(3);
+    lens = in(4);
+    h0 = in(5);
+    c0 = in(6);
+    if (none(B))
+      B = Value();
+    DictionaryAttr attrs = node.getAttrsAttr();
+    auto get = [&](StringRef n) { return attrs ? attrs.get(n) : Attribute(); };
+    layout = 0;
+    auto dirAttr = dyn_cast_or_null<StringAttr>(get("direction"));
+    direction = dirAttr ? dirAttr.getValue() : StringRef("forward");
+    if (auto h = dyn_cast_or_null<IntegerAttr>(get("hidden_size")))
+      hiddenAttr = h.getInt();
+    if (auto a = dyn_cast_or_null<ArrayAttr>(get("activations")))
+      acts = a;
+    clip = dyn_cast_or_null<FloatAttr>(get("clip"));
+    if (auto f = dyn_cast_or_null<IntegerAttr>(get("input_forget")))
+      if (f.getInt())
+        return remark("input_forget has no canonical form");
+    if (!none(in(7)))
+      return remark("peephole weights (P) have no canonical form");
+    for (StringRef n : {"activation_alpha", "activation_beta"})
+      if (get(n) && !isa<DenseF32ArrayAttr>(get(n)))
+        return remark(n + Twine(" is not a list of floats"));
+    auto dequantize = [&](unsigned q, unsigned scale, unsigned zp,
+                          StringRef what) -> std::optional<od::F32Tensor> {
+      ElementsAttr qa = od::getConstantAttr(in(q));
+      auto sc = od::getConstantF32(in(scale));
+      ElementsAttr za = none(in(zp)) ? ElementsAttr() : od::getConstantAttr(in(zp));
+      if (!qa || !sc || (!none(in(zp)) && !za)) {
+        remark(what + Twine(", its scale or zero point is not a constant"));
+        return std::nullopt;
+      }
+      Type et = qa.getElementType();
+      if (!et.isInteger(8) || (za && za.getElementType() != et)) {
+        remark(what + Twine(" is not int8/uint8 with a zero point of its type"));
+        return std::nullopt;
+      }
+      bool isUnsigned = et.isUnsignedInteger();
+      auto qb = od::getRawBytes(qa, 1);
+      std::optional<std::vector<char>> zb;
+      if (za)
+        zb = od::getRawBytes(za, 1);
+      auto shape = cast<ShapedType>(qa.getType()).getShape();
+      if (!qb || (za && !zb) || shape.size() != 3) {
+        remark(what + Twine(" is not a rank-3 constant"));
+        return std::nullopt;
+      }
+      int64_t d = shape[0], k = shape[1], gh = shape[2];
+      // Per direction ([D]) or per gate row ([D, 4H]).
+      int64_t per = sc->numElements() == d ? 1 : gh;
+      if (sc->numElements() != d * per ||
+          (zb && (int64_t)zb->size() != sc->numElements())) {
+        remark(what + Twine("'s scale or zero point is neither [D] nor [D, 4H]"));
+        return std::nullopt;
+      }
+      auto val = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
+        return isUnsigned ? (int32_t)(uint8_t)bytes[i] : (int32_t)(int8_t)bytes[i];
+      };
+      od::F32Tensor t; // ONNX LSTM layout [D, 4H, K]
+      t.shape = {d, gh, k};
+      t.values.resize(d * gh * k);
+      for (int64_t di = 0; di < d; ++di)
+        for (int64_t ki = 0; ki < k; ++ki)
+          for (int64_t j = 0; j < gh; ++j) {
+            int64_t s = di * per + (per == 1 ? 0 : j);
+            int32_t z = zb ? val(*zb, s) : 0;
+            t.values[(di * gh + j) * k + ki] =
+                (float)(val(*qb, (di * k + ki) * gh + j) - z) * sc->values[s];
+          }
+      return t;
+    };
+    if (!importQuantized)
+      return remark("a DynamicQuantizeLSTM stays as it is for ONNX Runtime "
+                    "(the compiled targets import it)");
+    w = dequantize(1, 8, 9, "W");
+    if (!w)
+      return;
+    r = dequantize(2, 10, 11, "R");
+    if (!r)
+      return;
+  } else if (auto l = dyn_cast<od::LSTMOp>(op)) {
     kind = rnn::CellKind::LSTM;
     common(l);
     c0 = l.getInitialC();
@@ -1331,13 +1429,23 @@ void CellRecognizer::importLayer(Operation *op) {
     kind = rnn::CellKind::RNN;
     common(cast<od::RNNOp>(op));
   }
-  if (auto a = op->getAttrOfType<DenseF32ArrayAttr>("activation_alpha"))
+  auto floats = [&](StringRef n) -> DenseF32ArrayAttr {
+    if (auto node = dyn_cast<od::NodeOp>(op))
+      return node.getAttrs() ? dyn_cast_or_null<DenseF32ArrayAttr>(
+                                   node.getAttrsAttr().get(n))
+                             : nullptr;
+    return op->getAttrOfType<DenseF32ArrayAttr>(n);
+  };
+  if (auto a = floats("activation_alpha"))
     alphas = a.asArrayRef();
-  if (auto a = op->getAttrOfType<DenseF32ArrayAttr>("activation_beta"))
+  if (auto a = floats("activation_beta"))
     betas = a.asArrayRef();
   // Exporters without constant folding reorder gates in the graph
   // (Unsqueeze(Concat(Slice(W), ...))): evaluated here, exactly.
-  auto w = od::foldConstantF32(W), r = od::foldConstantF32(R);
+  if (!w)
+    w = od::foldConstantF32(W);
+  if (!r)
+    r = od::foldConstantF32(R);
   if (!w || !r)
     return remark("W and R are not f32 constants");
   if (rankOf(X) != 3)
@@ -1347,7 +1455,7 @@ void CellRecognizer::importLayer(Operation *op) {
   if (hiddenAttr && *hiddenAttr != hidden)
     return remark("hidden_size disagrees with W");
   std::optional<od::F32Tensor> bias;
-  if (!isa<NoneType>(B.getType())) {
+  if (B && !isa<NoneType>(B.getType())) {
     bias = od::foldConstantF32(B);
     if (!bias)
       return remark("B is not an f32 constant");
@@ -1425,11 +1533,28 @@ void CellRecognizer::importLayer(Operation *op) {
       now = od::createTranspose(b, loc, now, perm);
     old.replaceAllUsesWith(now);
   };
-  replace(op->getResult(0), seq.getY(), {2, 0, 1, 3});
-  replace(op->getResult(1), seq.getHN(), {1, 0, 2});
-  if (kind == rnn::CellKind::LSTM)
+  // (A foreign op lists only the outputs it names.)
+  unsigned results = op->getNumResults();
+  if (results > 0)
+    replace(op->getResult(0), seq.getY(), {2, 0, 1, 3});
+  if (results > 1)
+    replace(op->getResult(1), seq.getHN(), {1, 0, 2});
+  if (kind == rnn::CellKind::LSTM && results > 2)
     replace(op->getResult(2), seq.getCN(), {1, 0, 2});
-  eraseIfDead({op});
+  if (isa<od::NodeOp>(op) && op->use_empty()) {
+    // A foreign op is not known to be free of effects: erased here, by hand,
+    // once all its results are replaced.
+    SmallVector<Operation *> defs;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        defs.push_back(def);
+    erasedOps.insert(op);
+    consts->forget(op);
+    op->erase();
+    eraseIfDead(defs);
+  } else {
+    eraseIfDead({op});
+  }
   ++numLayers;
 }
 
@@ -1448,7 +1573,10 @@ void CellRecognizer::run() {
   });
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {
-    if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))
+    auto node = dyn_cast<od::NodeOp>(op);
+    if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op) ||
+        (node && node.getDomain() == "com.microsoft" &&
+         node.getOpType() == "DynamicQuantizeLSTM"))
       layers.push_back(op);
   });
   for (Operation *op : layers)
@@ -1478,9 +1606,10 @@ void CellRecognizer::run() {
 
 struct RecognizeCells
     : public rnn::impl::RNNRecognizeCellsPassBase<RecognizeCells> {
+  using RNNRecognizeCellsPassBase::RNNRecognizeCellsPassBase;
   void runOnOperation() override {
     rnn::forEachGraph(getOperation(), [&](func::FuncOp func) {
-      CellRecognizer recognizer(func);
+      CellRecognizer recognizer(func, importQuantized);
       recognizer.run();
       numCells += recognizer.numCells;
       numLayers += recognizer.numLayers;

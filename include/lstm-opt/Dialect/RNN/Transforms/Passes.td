@@ -70,6 +70,12 @@ def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["lstm_opt::rnn::RNNDialect",
                            "lstm_opt::onnx::ONNXDialect"];
+  let options = [
+    Option<"importQuantized", "import-quantized", "bool", "false",
+           "Also import com.microsoft.DynamicQuantizeLSTM layers, their int8 "
+           "weights dequantized exactly into f32 (the compiled targets; the "
+           "ONNX target keeps the op, which ONNX Runtime runs)">,
+  ];
   let statistics = [
     Statistic<"numCells", "cells", "Number of cells recognised">,
     Statistic<"numLayers", "layers", "Number of ONNX layers imported">,
