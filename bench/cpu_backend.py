@@ -68,8 +68,10 @@ SIZES = [
 COLUMNS = ["ort_unrolled", "ort_fused", "ov_unrolled", "ov_fused", "onednn", "lstm_run", "floor"]
 LABELS = {"ort_unrolled": "ORT unrolled", "ort_fused": "ORT fused",
           "ov_unrolled": "OpenVINO unrolled", "ov_fused": "OpenVINO fused", "onednn": "oneDNN",
-          "lstm_run": "lstm-run", "floor": "floor"}
+          "lstm_run": "lstm-run", "floor": "floor",
+          "ov_fused_default": "OpenVINO fused (default precision)"}
 REL_TOL = 1e-4
+BF16_REL_TOL = 1e-2  # lstm-run --precision=bf16 against f32
 
 
 def log(*a):
@@ -412,17 +414,21 @@ def time_ort(path, feeds, threads, cfg):
             }, dict(zip(names, outs))
 
 
-def time_openvino(path, feeds, threads, cfg):
-    """OpenVINO's CPU plugin on `path`: f32 precision, K threads."""
+def time_openvino(path, feeds, threads, cfg, precision="f32"):
+    """OpenVINO's CPU plugin on `path`: f32 precision (or, with precision
+    None, what the plugin picks by itself: bf16 on CPUs with native bf16),
+    K threads."""
     try:
         import openvino as ov
     except ImportError:
         return {"error": "openvino is not installed (pip install openvino)"}, {}
     t0 = time.perf_counter()
     core = ov.Core()
-    compiled = core.compile_model(path, "CPU", {
-        "INFERENCE_NUM_THREADS": threads, "INFERENCE_PRECISION_HINT": "f32",
-        "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1})
+    config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
+              "NUM_STREAMS": 1}
+    if precision:
+        config["INFERENCE_PRECISION_HINT"] = precision
+    compiled = core.compile_model(path, "CPU", config)
     req = compiled.create_infer_request()
     create_s = time.perf_counter() - t0
     names = [o.get_any_name() for o in compiled.outputs]
@@ -446,7 +452,7 @@ def time_openvino(path, feeds, threads, cfg):
     gc.collect()
     return {"median_ms": float(np.median(times)), "min_ms": float(np.min(times)), "runs": runs,
             "times_ms": times, "session_create_s": create_s, "first_run_ms": first_ms,
-            "version": ov.__version__}, dict(zip(names, outs))
+            "version": ov.__version__, "precision": precision or "default"}, dict(zip(names, outs))
 
 
 def n_runs(est_ms, cfg):
@@ -523,7 +529,7 @@ def run_onednn(tools, fused_path, cell, T, B, I, H, L, feeds, ref, workdir, thre
     return res
 
 
-def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg):
+def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg, extra=()):
     if not os.path.isfile(exe):
         return {"error": f"{exe} not found"}
     out_npz = os.path.join(workdir, "lstm_run_out.npz")
@@ -534,6 +540,7 @@ def run_lstm_run(exe, model_path, npz, workdir, threads, ref, est_ms, cfg):
            "--threads", str(threads)]
     if cfg.target_cpu:
         cmd.append("--target-cpu=" + cfg.target_cpu)
+    cmd += list(extra)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     # `repeats` separate processes (each compiles the model and times `runs`
     # inferences): the figure is the median of their medians, the spread
@@ -628,17 +635,22 @@ def run_size(entry, cfg, tools, roof, work):
     else:
         res["columns"]["ort_fused"] = {"error": "lstm-opt failed"}
 
-    # OpenVINO on both graphs.
-    for key, path in (("ov_unrolled", src), ("ov_fused", dst if fused_ok else None)):
+    # OpenVINO on both graphs (f32), and on the fused one at the precision
+    # it picks by itself (bf16 where the CPU has it natively).
+    for key, path, prec in (("ov_unrolled", src, "f32"),
+                            ("ov_fused", dst if fused_ok else None, "f32"),
+                            ("ov_fused_default", dst if fused_ok else None, None)):
         if path is None:
             res["columns"][key] = {"error": "lstm-opt failed"}
             continue
         try:
-            col, outs = metered(time_openvino, path, feeds, cfg.threads, cfg)
+            col, outs = metered(time_openvino, path, feeds, cfg.threads, cfg, prec)
         except Exception as e:  # noqa: BLE001  (a plugin failure is a result)
             col, outs = {"error": f"{type(e).__name__}: {e}"[-2000:]}, {}
         if "error" not in col:
             col["check"] = rel_err(outs, ref)
+            if prec is None:  # possibly bf16: checked against the bf16 bound
+                col["check"]["pass"] = col["check"]["max_rel_err"] <= BF16_REL_TOL
             log(f"[{name}] {LABELS[key]}: {col['median_ms']:.3f} ms (x{col['runs']}), "
                 f"rel err {col['check']['max_rel_err']:.1e}")
         else:
@@ -677,6 +689,22 @@ def run_size(entry, cfg, tools, roof, work):
         chk = col.get("check", {})
         log(f"[{name}] lstm-run ({col['model']}): {col['median_ms']:.3f} ms, "
             f"rel err {chk.get('max_rel_err', float('nan')):.1e}")
+
+    # 4b. lstm-run at bf16 (weights bf16, x and h rounded for the products),
+    # on the model the f32 column ran.
+    if cfg.bf16 and "error" not in col:
+        p = next(q for q in order if os.path.basename(q).replace(".onnx", "") == col["model"])
+        c = metered(run_lstm_run, cfg.lstm_run, p, npz, d, cfg.threads, ref, est, cfg,
+                    ["--precision=bf16"])
+        if "max_rel_err" in c.get("check", {}):
+            # The precision's own error is the check: the issue's bound, 1e-2.
+            c["check"]["pass"] = c["check"]["max_rel_err"] <= BF16_REL_TOL
+        res["columns"]["lstm_run_bf16"] = c
+        if "error" in c:
+            log(f"[{name}] lstm-run bf16: n/a: {c['error'][-300:]}")
+        else:
+            log(f"[{name}] lstm-run bf16: {c['median_ms']:.3f} ms, "
+                f"rel err {c.get('check', {}).get('max_rel_err', float('nan')):.1e}")
 
     # 5. The floor.
     fl = floor_model(cell, T, B, I, H, L, roof)
@@ -769,6 +797,24 @@ def write_markdown(path, info, roof, results, cfg):
                  f"{fmt_ratio(q.get('ort_fused_vs_lstm_run'))} | {fmt_ratio(q.get('ov_fused_vs_lstm_run'))} | "
                  f"{fmt_ratio(q.get('onednn_vs_lstm_run'))} | "
                  f"{fmt_ratio(q.get('lstm_run_vs_floor'))} | {spread} | {jitter} |")
+    if any("lstm_run_bf16" in r["columns"] for r in results):
+        L.append("\nlstm-run at `--precision=bf16` (weights stored as bf16, x and h rounded to bf16 "
+                 "for the products, f32 accumulation; the kernels widen the bf16 weights in "
+                 "registers) beside its f32; rel err against ORT on the unrolled graph (f32):\n")
+        L.append("| T, B, I, H | lstm-run f32 | lstm-run bf16 | f32 / bf16 | ORT fused / bf16 "
+                 "| OpenVINO fused, default precision | OpenVINO default / bf16 "
+                 "| rel err f32 | rel err bf16 | rel err OpenVINO default |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in results:
+            c = r["columns"]
+            b = c.get("lstm_run_bf16", {})
+            f, o = c.get("lstm_run", {}), c.get("ort_fused", {})
+            ratio = lambda a, z: fmt_ratio(a["median_ms"] / z["median_ms"]  # noqa: E731
+                                           if a.get("median_ms") and z.get("median_ms") else None)
+            ovd = c.get("ov_fused_default", {})
+            L.append(f"| {size_label(r)} | {fmt_ms(f)} | {fmt_ms(b)} | {ratio(f, b)} | "
+                     f"{ratio(o, b)} | {fmt_ms(ovd)} | {ratio(ovd, b)} | {fmt_err(f)} | "
+                     f"{fmt_err(b)} | {fmt_err(ovd)} |")
     L.append("\nEvery column against the floor, and the output checks:\n")
     L.append("| T, B, I, H | ORT unrolled / floor | ORT fused / floor | oneDNN / floor | lstm-run / floor "
              "| rel err ORT fused | rel err oneDNN (primitive) | rel err lstm-run | runs (unrolled, fused, "
@@ -902,6 +948,8 @@ def main():
     ap.add_argument("--lstm-run", default=os.path.join(ROOT, "build", "bin", "lstm-run"))
     ap.add_argument("--target-cpu", default="",
                     help="lstm-run --target-cpu (e.g. x86-64-v3: the AVX2 kernels on an AVX-512 machine)")
+    ap.add_argument("--no-bf16", dest="bf16", action="store_false",
+                    help="leave out the lstm-run --precision=bf16 column")
     ap.add_argument("--lstm-run-model", choices=["unrolled", "fused"], default="unrolled",
                     help="which graph lstm-run gets first (the other is tried if it fails)")
     ap.add_argument("--work", default=None, help="work folder (default: a fresh temp folder)")

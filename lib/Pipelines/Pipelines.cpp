@@ -118,6 +118,8 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.vectorWidth = options.vectorWidth;
   kernels.vectorRegisters = options.vectorRegisters;
   kernels.cacheBytes = options.cacheBytes;
+  kernels.precision = options.precision;
+  kernels.bf16Dot = options.bf16Dot;
   pm.addPass(createConvertRNNToCPUPass(kernels));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -158,7 +160,9 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   if (options.threads > 1)
     pm.addPass(createConvertOpenMPToLLVMPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.x86Vector = options.bf16Dot; // x86vector.avx512.dot
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

@@ -47,6 +47,12 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                          "(1..8; default: as many as the target's vector "
                          "registers hold)"),
                 cl::init(0), cl::cat(category)),
+      precision("precision",
+                cl::desc("The recurrent layers' precision: f32 (default: the "
+                         "model's numbers), or bf16 (weights stored as bf16, "
+                         "half the bytes; x and h rounded to bf16 for the "
+                         "products; accumulation, gates and states in f32)"),
+                cl::init("f32"), cl::cat(category)),
       targetCPU("target-cpu",
                 cl::desc("The CPU the code is for: host (default: this "
                          "machine), or an LLVM CPU name (x86-64-v3 for "
@@ -135,6 +141,9 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
     return e;
   if (llvm::Error e = oneOf("gpu-design", gpuDesign, gpu_kernels::designNames()))
     return e;
+  if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16"}))
+    return e;
+  o.precision = precision;
   o.threads = threadsOpt;
   o.batchTile = batchTile;
   o.targetCPU = targetCPU;

@@ -57,7 +57,8 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::omp::OpenMPDialect",
-    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect"];
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::x86vector::X86VectorDialect"];
   let options = [
     Option<"batchTile", "batch-tile", "int64_t", /*default=*/"0",
            "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
@@ -79,6 +80,15 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "Threads of the OpenMP team a layer whose steps are large enough "
            "to share runs on (its initial size, capped at the layer's "
            "hidden blocks); 1: no OpenMP">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "The layers' weight precision: f32, or bf16 (weights stored as "
+           "bf16, x and h rounded to bf16 for the products, accumulation, "
+           "gates and states in f32); a layer's `lstm_opt.precision` "
+           "attribute overrides it">,
+    Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
+           "bf16 layers at 16 lanes: the products as AVX512_BF16 vdpbf16ps "
+           "(x86vector.avx512.dot), one per gate and pair of k; the CPU "
+           "backend sets it where the target CPU has AVX512_BF16">,
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"1048576",
            "Private cache per core (L2) of the target, in bytes: where a "
            "thread's share of a layer's recurrent weights is larger, odd "

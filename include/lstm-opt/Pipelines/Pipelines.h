@@ -79,6 +79,14 @@ struct CPUPipelineOptions
   Option<int64_t> vectorRegisters{
       *this, "vector-registers",
       llvm::cl::desc("Vector registers of the target"), llvm::cl::init(32)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The recurrent layers' weight precision: f32 or bf16"),
+      llvm::cl::init("f32")};
+  Option<bool> bf16Dot{
+      *this, "bf16-dot",
+      llvm::cl::desc("bf16 layers at 16 lanes use AVX512_BF16 vdpbf16ps"),
+      llvm::cl::init(false)};
   Option<int64_t> cacheBytes{
       *this, "cache-bytes",
       llvm::cl::desc("Private (L2) cache per core of the target, in bytes"),

@@ -32,12 +32,14 @@
 #include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSwitch.h"
+#include <cstring>
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CONVERTRNNTOCPUPASS
@@ -64,7 +66,21 @@ struct LayerSpec : rnn::LayerShape {
 /// The pass's options that shape every layer's kernel.
 struct KernelParams {
   int64_t batchTile, minWork, vec, registers, threads, cacheBytes;
+  /// Weights stored as bf16 (pairs of k per 32-bit word, see weights()).
+  bool bf16 = false;
+  /// With bf16 at 16 lanes: the products as AVX512_BF16 vdpbf16ps.
+  bool dot = false;
 };
+
+/// The bits of `v` rounded to the nearest bf16 (ties to even), as the upper
+/// half of an f32: what `vcvtneps2bf16` computes. NaNs stay NaNs (quiet).
+static uint16_t toBF16Bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
 
 /// Gate-major weights `[D][G*H][K]` -> the kernel's `[D][H/V][K][G][V]`
 /// (V = `vec` lanes; zero-padded units), for gates `gates` of the G in the
@@ -95,7 +111,8 @@ public:
                const KernelParams &kp)
       : module(module), s(spec), name(name.str()), batchTile(kp.batchTile),
         minWork(kp.minWork), registers(kp.registers), threads(kp.threads),
-        cacheBytes(kp.cacheBytes) {}
+        cacheBytes(kp.cacheBytes), bf16(kp.bf16),
+        dot(kp.bf16 && kp.dot && spec.vec == 16) {}
 
   /// Whether odd steps also read each block's weights from its last k down
   /// (see streamsDown's definition).
@@ -129,6 +146,14 @@ private:
   }
   Value global(ImplicitLocOpBuilder &b, StringRef suffix,
                ArrayRef<int64_t> shape, ArrayRef<float> values);
+  /// A packed weight matrix `[D][H/V][K][G][V]`: f32, or with `bf16` pairs
+  /// of k as bf16 in 32-bit words (`[D][H/V][ceil(K/2)][G][V]`).
+  Value weights(ImplicitLocOpBuilder &b, StringRef suffix,
+                ArrayRef<int64_t> shape, ArrayRef<float> values);
+  /// With `bf16`, `v` (an f32 or a vector of them) rounded to the nearest
+  /// bf16 (ties to even; NaNs kept), still f32: the GEMMs read their x and h
+  /// operands rounded once, so every product is one of bf16 operands.
+  Value roundOperand(ImplicitLocOpBuilder &b, Value v);
   Value alloc(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
     auto type = MemRefType::get(shape, b.getF32Type());
     return memref::AllocOp::create(b, type, b.getI64IntegerAttr(64));
@@ -154,6 +179,7 @@ private:
   const LayerSpec &s;
   std::string name;
   int64_t batchTile, minWork, registers, threads, cacheBytes;
+  bool bf16, dot;
 
   /// Rows per register tile for a GEMM over `g` gates: the option, or as
   /// many as keep rows * g accumulators, g weight vectors and a broadcast
@@ -162,17 +188,26 @@ private:
   int64_t tileFor(int64_t g) const {
     if (batchTile > 0)
       return std::min<int64_t>(batchTile, 8);
+    // bf16 (per gate: the two weight vectors; per row: two broadcasts; a
+    // mask) and vdpbf16ps (per gate one weight vector; per row one
+    // broadcast) hold other registers than f32's g weights and broadcast.
+    if (dot)
+      return std::clamp<int64_t>((registers - 1) / (g + 1), 1, 8);
+    if (bf16)
+      return std::clamp<int64_t>((registers - 3) / (g + 2), 1, 8);
     return std::clamp<int64_t>((registers - 2 - g) / g, 1, 8);
   }
   // Packed constants and scratch, set while emitting.
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
+  /// With bf16: h rounded ([2, B, Hp], beside hbuf), the GEMMs' copy.
+  Value hrbuf;
 };
 
 /// With the team at its compiled size (the thread setting of a compiled
 /// model can change it at run time; only speed depends on this).
 int64_t LayerEmitter::weightBytesPerThread() const {
   int64_t team = usesTeam() ? std::min(threads, s.nb()) : 1;
-  return s.G * s.hp() * s.H * (int64_t)sizeof(float) / team;
+  return s.G * s.hp() * s.H * (bf16 ? 2 : 4) / team;
 }
 
 /// Odd steps visit the blocks downwards (forEachBlockAlternating); when a
@@ -196,6 +231,59 @@ Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
       values);
 }
 
+Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
+                            ArrayRef<int64_t> shape, ArrayRef<float> values) {
+  if (!bf16)
+    return global(b, suffix, shape, values);
+  // [D][H/V][K][G][V] f32 -> [D][H/V][ceil(K/2)][G][V] 32-bit words, each
+  // the bf16 of k = 2p (low half) and k = 2p + 1 (high half; 0 past K): the
+  // layout AVX512_BF16's vdpbf16ps reads, and on other CPUs one load and a
+  // shift or a mask give either f32 weight vector.
+  int64_t d = shape[0], nb = shape[1], k = shape[2], g = shape[3], v = shape[4];
+  int64_t pairs = llvm::divideCeil(k, 2);
+  std::vector<int32_t> words(d * nb * pairs * g * v, 0);
+  for (int64_t i = 0; i < d * nb; ++i)
+    for (int64_t ki = 0; ki < k; ++ki)
+      for (int64_t e = 0; e < g * v; ++e) {
+        uint32_t bits = toBF16Bits(values[(i * k + ki) * g * v + e]);
+        words[(i * pairs + ki / 2) * g * v + e] |=
+            (int32_t)(bits << (ki % 2 ? 16 : 0));
+      }
+  int64_t n = words.size();
+  Type i32 = b.getI32Type();
+  Value flat = rnn::emitFlatGlobal(
+      b, module, rnn::uniqueSymbol(module, name + "_" + suffix.str() + "_bf16"),
+      i32, DenseElementsAttr::get(RankedTensorType::get({n}, i32), ArrayRef(words)),
+      n);
+  SmallVector<ReassociationIndices> all(1);
+  for (size_t i = 0; i < shape.size(); ++i)
+    all[0].push_back(i);
+  return memref::ExpandShapeOp::create(
+      b, MemRefType::get({d, nb, pairs, g, v}, i32), flat, all);
+}
+
+Value LayerEmitter::roundOperand(ImplicitLocOpBuilder &b, Value v) {
+  if (!bf16)
+    return v;
+  Type i32 = b.getI32Type();
+  if (auto vt = dyn_cast<VectorType>(v.getType()))
+    i32 = VectorType::get(vt.getShape(), i32);
+  auto c = [&](uint32_t x) -> Value {
+    if (auto vt = dyn_cast<VectorType>(i32))
+      return arith::ConstantOp::create(
+          b, DenseElementsAttr::get(vt, b.getI32IntegerAttr((int32_t)x)));
+    return arith::ConstantOp::create(b, b.getI32IntegerAttr((int32_t)x));
+  };
+  Value u = arith::BitcastOp::create(b, i32, v);
+  Value lsb = arith::AndIOp::create(b, arith::ShRUIOp::create(b, u, c(16)), c(1));
+  Value up = arith::AddIOp::create(b, arith::AddIOp::create(b, u, c(0x7fff)), lsb);
+  Value r = arith::BitcastOp::create(
+      b, v.getType(), arith::AndIOp::create(b, up, c(0xffff0000u)));
+  // A NaN keeps its bits (the rounding could carry into the sign).
+  Value nan = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, v, v);
+  return arith::SelectOp::create(b, nan, v, r);
+}
+
 Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
                              Value x) {
   return rnn::emitActivation(b, a, x);
@@ -210,42 +298,123 @@ SmallVector<Value> LayerEmitter::gemmTile(
     int64_t g, int64_t rows,
     function_ref<Value(ImplicitLocOpBuilder &, int64_t, Value)> a,
     Value down) {
+  // With bf16 the loop runs over pairs of k (the weights' words hold k = 2p
+  // in their low half and 2p + 1 in their high half, see weights()): per
+  // pair and gate, one load and two integer ops give both f32 weight
+  // vectors. An odd k's last pair has its low half alone.
+  int64_t steps = bf16 ? k / 2 : k;
+  bool oddTail = bf16 && k % 2;
   // With few accumulators (small batch), FMA latency rather than throughput
-  // bounds the loop: give each of `split` consecutive k its own set of
-  // accumulators (at least ~12 independent chains) and add them at the end.
-  // All sets of accumulators, the g weight vectors and the broadcast must
-  // stay in the target's registers, or the loop spills.
+  // bounds the loop: give each of `split` consecutive k (pairs) its own set
+  // of accumulators (at least ~12 independent chains) and add them at the
+  // end. All sets of accumulators, the weight vectors and the broadcasts
+  // must stay in the target's registers, or the loop spills.
   int64_t chains = rows * g;
+  int64_t live = dot ? 1 + rows : bf16 ? 3 + 2 * rows : g + 1;
   int64_t split = std::clamp<int64_t>(llvm::divideCeil(12, chains), 1, 4);
-  split = std::min(split, std::max<int64_t>((registers - g - 1) / chains, 1));
-  split = std::min(split, std::max<int64_t>(k, 1));
-  int64_t main = k / split * split;
+  split = std::min(split, std::max<int64_t>((registers - live) / chains, 1));
+  split = std::min(split, std::max<int64_t>(steps, 1));
+  int64_t main = steps / split * split;
   Value dIdx = idx(b, d);
-  // The i-th k visited is kBase + kDir * i: i, or k-1-i when `down`.
+  // The i-th k (pair) visited is kBase + kDir * i: i, or steps-1-i when
+  // `down`.
   Value kBase, kDir;
   if (down) {
-    kBase = arith::SelectOp::create(b, down, idx(b, k - 1), idx(b, 0));
+    kBase = arith::SelectOp::create(b, down, idx(b, steps - 1), idx(b, 0));
     kDir = arith::SelectOp::create(b, down, idx(b, -1), idx(b, 1));
   }
-  // acc[set][r * g + gi] += W[k][gi] * A(r, k) for k = k0 + set.
+  auto i32v = VectorType::get({s.vec}, b.getI32Type());
+  auto splatI32 = [&](ImplicitLocOpBuilder &ib, uint32_t v) -> Value {
+    return arith::ConstantOp::create(
+        ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr((int32_t)v)));
+  };
+  // acc[set][r * g + gi] += W[k][gi] * A(r, k) for k = k0 + set (f32), or
+  // for both k of pair k0 + set (bf16; `loOnly`: the low half alone).
   auto body = [&](ImplicitLocOpBuilder &ib, Value k0, ValueRange acc,
-                  int64_t sets) {
+                  int64_t sets, bool mapDown, bool loOnly) {
     SmallVector<Value> next;
     for (int64_t set = 0; set < sets; ++set) {
       Value kk = set ? arith::AddIOp::create(ib, k0, idx(ib, set)).getResult() : k0;
-      if (down)
+      if (down && mapDown)
         kk = arith::AddIOp::create(ib, kBase,
                                    arith::MulIOp::create(ib, kDir, kk));
-      SmallVector<Value> w;
-      for (int64_t gi = 0; gi < g; ++gi)
-        w.push_back(vector::LoadOp::create(
-            ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
-      for (int64_t r = 0; r < rows; ++r) {
-        Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
+      if (!bf16) {
+        SmallVector<Value> w;
         for (int64_t gi = 0; gi < g; ++gi)
-          next.push_back(vector::FMAOp::create(ib, w[gi], av,
-                                               acc[set * chains + r * g + gi]));
+          w.push_back(vector::LoadOp::create(
+              ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+        for (int64_t r = 0; r < rows; ++r) {
+          Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
+          for (int64_t gi = 0; gi < g; ++gi)
+            next.push_back(vector::FMAOp::create(ib, w[gi], av,
+                                                 acc[set * chains + r * g + gi]));
+        }
+        continue;
       }
+      Value kLo = arith::MulIOp::create(ib, kk, idx(ib, 2));
+      Value kHi = arith::AddIOp::create(ib, kLo, idx(ib, 1));
+      if (dot) {
+        // vdpbf16ps: acc += w.lo * a.lo + w.hi * a.hi per 32-bit lane, the
+        // weights' words as they are, the two rounded operands packed into
+        // one word (their bf16 bits: the upper halves) and broadcast.
+        auto bfv = VectorType::get({2 * s.vec}, ib.getBF16Type());
+        Type i32 = ib.getI32Type();
+        auto c32 = [&](uint32_t v) -> Value {
+          return arith::ConstantOp::create(ib, ib.getI32IntegerAttr((int32_t)v));
+        };
+        SmallVector<Value> av(rows);
+        for (int64_t r = 0; r < rows; ++r) {
+          Value word = arith::ShRUIOp::create(
+              ib, arith::BitcastOp::create(ib, i32, a(ib, r, kLo)), c32(16));
+          if (!loOnly)
+            word = arith::OrIOp::create(
+                ib, word,
+                arith::AndIOp::create(
+                    ib, arith::BitcastOp::create(ib, i32, a(ib, r, kHi)),
+                    c32(0xffff0000u)));
+          av[r] = vector::BitCastOp::create(
+              ib, bfv, vector::BroadcastOp::create(ib, i32v, word));
+        }
+        // Gate by gate, so that one weight vector is live at a time.
+        SmallVector<Value> out(chains);
+        for (int64_t gi = 0; gi < g; ++gi) {
+          Value w = vector::BitCastOp::create(
+              ib, bfv,
+              vector::LoadOp::create(
+                  ib, i32v, wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+          for (int64_t r = 0; r < rows; ++r)
+            out[r * g + gi] = x86vector::DotBF16Op::create(
+                ib, vecType(), acc[set * chains + r * g + gi], w, av[r]);
+        }
+        next.append(out.begin(), out.end());
+        continue;
+      }
+      // Gate by gate: the two f32 weight vectors of a gate are made just
+      // before the FMAs that use them (all rows), so that only two are live.
+      SmallVector<Value> a0(rows), a1(rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        a0[r] = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kLo));
+        if (!loOnly)
+          a1[r] = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kHi));
+      }
+      SmallVector<Value> out(chains);
+      for (int64_t gi = 0; gi < g; ++gi) {
+        Value words = vector::LoadOp::create(
+            ib, i32v, wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)});
+        Value lo = arith::BitcastOp::create(
+            ib, vecType(), arith::ShLIOp::create(ib, words, splatI32(ib, 16)));
+        for (int64_t r = 0; r < rows; ++r)
+          out[r * g + gi] = vector::FMAOp::create(ib, lo, a0[r],
+                                                  acc[set * chains + r * g + gi]);
+        if (loOnly)
+          continue;
+        Value hi = arith::BitcastOp::create(
+            ib, vecType(),
+            arith::AndIOp::create(ib, words, splatI32(ib, 0xffff0000u)));
+        for (int64_t r = 0; r < rows; ++r)
+          out[r * g + gi] = vector::FMAOp::create(ib, hi, a1[r], out[r * g + gi]);
+      }
+      next.append(out.begin(), out.end());
     }
     return next;
   };
@@ -255,16 +424,20 @@ SmallVector<Value> LayerEmitter::gemmTile(
         b, idx(b, 0), idx(b, main), idx(b, split), acc,
         [&](OpBuilder &ob, Location loc, Value k0, ValueRange args) {
           ImplicitLocOpBuilder ib(loc, ob);
-          scf::YieldOp::create(ib, body(ib, k0, args, split));
+          scf::YieldOp::create(ib, body(ib, k0, args, split, true, false));
         });
     acc.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  // The k left over by the split go into the first set.
-  for (int64_t kk = main; kk < k; ++kk) {
+  // The k (pairs) left over by the split go into the first set.
+  auto intoFirst = [&](int64_t kk, bool mapDown, bool loOnly) {
     SmallVector<Value> first(acc.begin(), acc.begin() + chains);
-    auto next = body(b, idx(b, kk), first, 1);
+    auto next = body(b, idx(b, kk), first, 1, mapDown, loOnly);
     std::copy(next.begin(), next.end(), acc.begin());
-  }
+  };
+  for (int64_t kk = main; kk < steps; ++kk)
+    intoFirst(kk, true, false);
+  if (oddTail)
+    intoFirst(steps, false, true);
   SmallVector<Value> out(acc.begin(), acc.begin() + chains);
   for (int64_t set = 1; set < split; ++set)
     for (int64_t c = 0; c < chains; ++c)
@@ -393,7 +566,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     forEachBlock(b, nb, T * B * I * G * s.hp(), minWork, inputGemm);
 
   // 2. Initial states (the padding lanes are kept at zero).
-  auto fillState = [&](Value buf, ValueRange prefix, Value init) {
+  auto fillState = [&](Value buf, ValueRange prefix, Value init,
+                       bool round = false) {
     scf::ForOp::create(b, c0i, idx(b, B), idx(b, 1), ValueRange{},
                        [&](OpBuilder &ob, Location loc, Value bi, ValueRange) {
       ImplicitLocOpBuilder ib(loc, ob);
@@ -408,6 +582,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           Value iv = memref::LoadOp::create(jb, init, ValueRange{idx(jb, d), bi, jc});
           v = arith::SelectOp::create(jb, inRange, iv, v);
         }
+        if (round)
+          v = roundOperand(jb, v);
         SmallVector<Value> at(prefix.begin(), prefix.end());
         at.append({bi, j});
         memref::StoreOp::create(jb, v, buf, at);
@@ -417,6 +593,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     });
   };
   fillState(hbuf, ValueRange{c0i}, h0);
+  if (bf16)
+    fillState(hrbuf, ValueRange{c0i}, h0, /*round=*/true);
   if (s.isLSTM())
     fillState(cbuf, ValueRange{}, c0);
 
@@ -496,6 +674,9 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         yv = arith::SelectOp::create(ib, active, hNew, vzero);
       }
       vector::StoreOp::create(ib, hNew, hbuf, ValueRange{nxt, bi, col});
+      if (bf16)
+        vector::StoreOp::create(ib, roundOperand(ib, hNew), hrbuf,
+                                ValueRange{nxt, bi, col});
       storeRow(ib, yv, y, ValueRange{t, idx(ib, d), bi, col}, col);
     };
 
@@ -508,7 +689,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
           prefetchP(tb, rowIdx, llvm::to_vector(llvm::seq<int64_t>(0, G)), jb);
-          auto load = hLoad(hbuf, cur);
+          auto load = hLoad(bf16 ? hrbuf : hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, G, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
                                 return load(ib, rowIdx[r], k);
@@ -561,7 +742,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
           prefetchP(tb, rowIdx, {0, 1}, jb);
-          auto load = hLoad(hbuf, cur);
+          auto load = hLoad(bf16 ? hrbuf : hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, 2, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
                                 return load(ib, rowIdx[r], k);
@@ -573,8 +754,10 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
             Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], t, bi, 1, jb)));
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             vector::StoreOp::create(tb, z, zbuf, ValueRange{bi, col});
-            vector::StoreOp::create(tb, arith::MulFOp::create(tb, rg, hPrev), rhbuf,
-                                    ValueRange{bi, col});
+            // (r * h feeds the n gate's GEMM alone: stored rounded.)
+            vector::StoreOp::create(
+                tb, roundOperand(tb, arith::MulFOp::create(tb, rg, hPrev)),
+                rhbuf, ValueRange{bi, col});
           }
         });
       });
@@ -710,7 +893,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   // Packed weights. The input projection carries both biases except the
   // n gate's recurrent one under linear_before_reset (it sits inside r * (.)).
   SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, G));
-  wIn = global(b, "W", {D, nb, I, G, s.vec}, packWeights(w, D, G, H, I, all, s.vec));
+  wIn = weights(b, "W", {D, nb, I, G, s.vec}, packWeights(w, D, G, H, I, all, s.vec));
   std::vector<float> bias(D * G * hp, 0.f), brn(D * hp, 0.f);
   for (int64_t d = 0; d < D; ++d)
     for (int64_t g = 0; g < G; ++g)
@@ -723,10 +906,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       }
   bIn = global(b, "B", {D, G, hp}, bias);
   if (s.twoPhase()) {
-    rRec = global(b, "Rrz", {D, nb, H, 2, s.vec}, packWeights(r, D, G, H, H, {0, 1}, s.vec));
-    rRecN = global(b, "Rn", {D, nb, H, 1, s.vec}, packWeights(r, D, G, H, H, {2}, s.vec));
+    rRec = weights(b, "Rrz", {D, nb, H, 2, s.vec}, packWeights(r, D, G, H, H, {0, 1}, s.vec));
+    rRecN = weights(b, "Rn", {D, nb, H, 1, s.vec}, packWeights(r, D, G, H, H, {2}, s.vec));
   } else {
-    rRec = global(b, "R", {D, nb, H, G, s.vec}, packWeights(r, D, G, H, H, all, s.vec));
+    rRec = weights(b, "R", {D, nb, H, G, s.vec}, packWeights(r, D, G, H, H, all, s.vec));
   }
   if (s.isGRU() && s.linearBeforeReset)
     bRecN = global(b, "Brn", {D, hp}, brn);
@@ -737,6 +920,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   p = alloc(b, {nb, T * B, G, s.vec});
   hbuf = alloc(b, {2, B, hp});
   SmallVector<Value> scratch = {p, hbuf};
+  if (bf16)
+    scratch.push_back(hrbuf = alloc(b, {2, B, hp}));
   if (s.isLSTM())
     scratch.push_back(cbuf = alloc(b, {B, hp}));
   if (s.twoPhase()) {
@@ -752,6 +937,25 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   Value y = entry->getArgument(a++);
   Value hn = entry->getArgument(a++);
   Value cn = s.isLSTM() ? entry->getArgument(a++) : Value();
+  if (bf16) {
+    // The input GEMM's operand, rounded once for both directions.
+    auto xType = cast<MemRefType>(x.getType());
+    Value xr = memref::AllocOp::create(
+        b, MemRefType::get(xType.getShape(), b.getF32Type()),
+        b.getI64IntegerAttr(64));
+    scratch.push_back(xr);
+    SmallVector<Value> lbs(xType.getRank(), idx(b, 0)),
+        steps(xType.getRank(), idx(b, 1)), ubs;
+    for (int64_t dim : xType.getShape())
+      ubs.push_back(idx(b, dim));
+    scf::buildLoopNest(b, b.getLoc(), lbs, ubs, steps,
+                       [&](OpBuilder &ob, Location loc, ValueRange iv) {
+                         ImplicitLocOpBuilder ib(loc, ob);
+                         Value v = memref::LoadOp::create(ib, x, iv);
+                         memref::StoreOp::create(ib, roundOperand(ib, v), xr, iv);
+                       });
+    x = xr;
+  }
   for (int64_t d = 0; d < D; ++d)
     emitDirection(b, d, x, h0, c0, lens, y, hn, cn);
   // The scratch buffers are freed by the buffer-deallocation pipeline.
@@ -800,8 +1004,16 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   if (failed(h0) || failed(c0) || failed(lens))
     return failure();
 
+  // A layer's own precision (`lstm_opt.precision`) overrides the pass's.
+  KernelParams lp = kp;
+  if (auto p = op->template getAttrOfType<StringAttr>(kPrecisionAttr)) {
+    if (p.getValue() != "f32" && p.getValue() != "bf16")
+      return fail("lstm_opt.precision must be \"f32\" or \"bf16\", not \"" +
+                  p.getValue() + "\"");
+    lp.bf16 = p.getValue() == "bf16";
+  }
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"),
-                       kp);
+                       lp);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
   // The kernel's shape, for the user (lstm-opt --report lists remarks).
   op->emitRemark() << "CPU kernel: " << s.vec << "-lane f32 vectors, "
@@ -812,7 +1024,16 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                    << " KiB per thread, cache " << (kp.cacheBytes >> 10)
                    << " KiB"
                    << (emitter.streamsDown() ? ": odd steps read them backwards"
-                                             : "");
+                                             : "")
+                   << (!lp.bf16 ? "; precision f32"
+                       : lp.dot && s.vec == 16
+                           ? "; precision bf16 (weights bf16, x and h rounded "
+                             "to bf16 for the products, f32 accumulation, "
+                             "gates and states): AVX512_BF16 vdpbf16ps"
+                           : "; precision bf16 (weights bf16, x and h rounded "
+                             "to bf16 for the products, f32 accumulation, "
+                             "gates and states): bf16 weights widened in "
+                             "registers, f32 FMAs");
 
   // The call site: tensors in and out through bufferization casts.
   SmallVector<Value> inputs;
@@ -866,8 +1087,15 @@ struct ConvertRNNToCPUPass
                          << static_cast<int64_t>(cacheBytes);
       return signalPassFailure();
     }
-    const KernelParams params{batchTile, parallelMinWork, vectorWidth,
-                              vectorRegisters, threads, cacheBytes};
+    if (precision != "f32" && precision != "bf16") {
+      module.emitError() << "convert-rnn-to-cpu: precision must be f32 or "
+                            "bf16, not '"
+                         << precision << "'";
+      return signalPassFailure();
+    }
+    const KernelParams params{batchTile,       parallelMinWork, vectorWidth,
+                              vectorRegisters, threads,         cacheBytes,
+                              precision == "bf16", bf16Dot};
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {
       if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))

@@ -418,6 +418,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.recognize = options.recognize;
   p.threads = options.threads;
   p.batchTile = options.batchTile;
+  p.precision = options.precision;
   // The kernels' vector shape from the target (the defaults, AVX-512's, if
   // the target cannot be described: compiling then fails with that error).
   TargetVector tv;
@@ -428,6 +429,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.vectorWidth = tv.lanes;
   p.vectorRegisters = tv.registers;
   p.cacheBytes = tv.cacheBytes;
+  p.bf16Dot = tv.bf16Dot;
   p.cudnn = options.cuda;
   p.cudnnDataType = options.cudnnDataType;
   p.cudnnAlgo = options.cudnnAlgo;
@@ -727,7 +729,7 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
   TargetVector v;
   if (triple.isX86()) {
     if (sti->checkFeatures("+avx512f"))
-      v = {16, 32};
+      v = {16, 32, 1 << 20, sti->checkFeatures("+avx512bf16")};
     else if (sti->checkFeatures("+avx")) // AVX, or AVX2 with FMA
       v = {8, 16};
     else

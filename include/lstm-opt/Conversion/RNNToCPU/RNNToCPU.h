@@ -14,6 +14,7 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace lstm_opt {
@@ -28,6 +29,10 @@ namespace lstm_opt {
 /// most threads the team can use (the layer's hidden blocks). The CPU
 /// backend caps the team size it sets at it.
 inline constexpr llvm::StringLiteral kTeamMaxThreadsAttr = "lstm_opt.max_threads";
+
+/// A layer's precision ("f32" or "bf16"), on its rnn.sequence or
+/// rnn.recurrence: overrides convert-rnn-to-cpu's `precision` option.
+inline constexpr llvm::StringLiteral kPrecisionAttr = "lstm_opt.precision";
 
 } // namespace lstm_opt
 

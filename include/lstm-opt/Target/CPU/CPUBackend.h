@@ -37,6 +37,10 @@ struct CPUOptions {
   unsigned threads = 1;
   /// Rows per register tile of the generated GEMMs; 0 = automatic.
   int64_t batchTile = 0;
+  /// The recurrent layers' weight precision: "f32" (the model's numbers) or
+  /// "bf16" (weights stored as bf16, x and h rounded to bf16 for the
+  /// products; accumulation, gates and states f32).
+  std::string precision = "f32";
   /// The CPU the code is compiled for: "" or "host" (this machine, with the
   /// features it has), or an LLVM CPU name of this machine's architecture
   /// (x86-64: x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, znver4,
@@ -167,6 +171,8 @@ struct TargetVector {
   int64_t lanes = 16;
   int64_t registers = 32;
   int64_t cacheBytes = 1 << 20;
+  /// AVX512_BF16 (vdpbf16ps) with 16 lanes: bf16 layers use it.
+  bool bf16Dot = false;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 
