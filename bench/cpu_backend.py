@@ -798,9 +798,12 @@ def write_markdown(path, info, roof, results, cfg):
                  f"{fmt_ratio(q.get('onednn_vs_lstm_run'))} | "
                  f"{fmt_ratio(q.get('lstm_run_vs_floor'))} | {spread} | {jitter} |")
     if any("lstm_run_bf16" in r["columns"] for r in results):
+        native = "avx512_bf16" in open("/proc/cpuinfo").read()
+        how = ("the products are AVX512_BF16 vdpbf16ps" if native and not cfg.target_cpu
+               else "the kernels widen the bf16 weights in registers")
         L.append("\nlstm-run at `--precision=bf16` (weights stored as bf16, x and h rounded to bf16 "
-                 "for the products, f32 accumulation; the kernels widen the bf16 weights in "
-                 "registers) beside its f32; rel err against ORT on the unrolled graph (f32):\n")
+                 f"for the products, f32 accumulation; {how}) beside its f32; rel err against "
+                 "ORT on the unrolled graph (f32):\n")
         L.append("| T, B, I, H | lstm-run f32 | lstm-run bf16 | f32 / bf16 | ORT fused / bf16 "
                  "| OpenVINO fused, default precision | OpenVINO default / bf16 "
                  "| rel err f32 | rel err bf16 | rel err OpenVINO default |")
