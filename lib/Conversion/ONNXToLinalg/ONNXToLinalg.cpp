@@ -262,6 +262,9 @@ private:
                                            ArrayRef<int64_t> strides,
                                            ArrayRef<int64_t> dil);
   FailureOr<Results> lowerPow(onnx::NodeOp op);
+  /// PRelu, Max, Min (any number of inputs) and Where: elementwise over
+  /// broadcast operands.
+  FailureOr<Results> lowerNaryElementwise(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
   FailureOr<Results> lowerReverseSequence(onnx::NodeOp op);
@@ -1068,6 +1071,25 @@ FailureOr<Results> FunctionLowering::lowerUnary(Operation *op,
     alpha = hs.getAlpha().convertToFloat();
     beta = hs.getBeta().convertToFloat();
   }
+  // A generic node's float attribute, with the ONNX default.
+  auto fAttr = [&](StringRef name, float dflt) -> double {
+    if (auto node = dyn_cast<onnx::NodeOp>(op))
+      if (auto attrs = node.getAttrs())
+        if (auto a = attrs->getAs<FloatAttr>(name))
+          return a.getValueAsDouble();
+    return dflt;
+  };
+  auto sAttr = [&](StringRef name, StringRef dflt) -> StringRef {
+    if (auto node = dyn_cast<onnx::NodeOp>(op))
+      if (auto attrs = node.getAttrs())
+        if (auto a = attrs->getAs<StringAttr>(name))
+          return a.getValue();
+    return dflt;
+  };
+  if (opType == "Gelu" && sAttr("approximate", "none") != "none" &&
+      sAttr("approximate", "none") != "tanh")
+    return error(op) << "Gelu's approximate is none or tanh, not '"
+                     << sAttr("approximate", "none") << "'";
   return Results{elementwise(
       op->getLoc(), shapeOf(x), elemType, x,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
@@ -1093,6 +1115,94 @@ FailureOr<Results> FunctionLowering::lowerUnary(Operation *op,
           return rnn::emitActivation(ib, {opType.lower(), alpha, beta}, v,
                                      rnn::ActivationForm::Reference);
         }
+        // The other activations (float only), as ONNX defines them.
+        auto mul = [&](Value a, Value b) -> Value {
+          return arith::MulFOp::create(nb, nloc, a, b);
+        };
+        auto add = [&](Value a, Value b) -> Value {
+          return arith::AddFOp::create(nb, nloc, a, b);
+        };
+        auto select = [&](arith::CmpFPredicate p, Value a, Value b, Value t,
+                          Value f) -> Value {
+          return arith::SelectOp::create(
+              nb, nloc, arith::CmpFOp::create(nb, nloc, p, a, b), t, f);
+        };
+        auto expm1 = [&](Value a) -> Value {
+          return math::ExpM1Op::create(nb, nloc, a);
+        };
+        if (opType == "Erf")
+          return math::ErfOp::create(nb, nloc, v);
+        if (opType == "Gelu") {
+          if (sAttr("approximate", "none") == "tanh") {
+            // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+            Value x3 = mul(mul(v, v), v);
+            Value in = mul(scalar(0.7978845608028654),
+                           add(v, mul(scalar(0.044715), x3)));
+            return mul(mul(scalar(0.5), v),
+                       add(scalar(1), math::TanhOp::create(nb, nloc, in)));
+          }
+          Value e = math::ErfOp::create(nb, nloc,
+                                        mul(v, scalar(0.7071067811865476)));
+          return mul(mul(scalar(0.5), v), add(scalar(1), e));
+        }
+        if (opType == "Softplus") {
+          // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow.
+          Value m = arith::MaximumFOp::create(nb, nloc, v, scalar(0));
+          Value na = arith::NegFOp::create(nb, nloc,
+                                           math::AbsFOp::create(nb, nloc, v));
+          return add(m, math::Log1pOp::create(
+                            nb, nloc, math::ExpOp::create(nb, nloc, na)));
+        }
+        if (opType == "Softsign")
+          return arith::DivFOp::create(
+              nb, nloc, v, add(scalar(1), math::AbsFOp::create(nb, nloc, v)));
+        if (opType == "LeakyRelu")
+          return select(arith::CmpFPredicate::OLT, v, scalar(0),
+                        mul(scalar(fAttr("alpha", 0.01f)), v), v);
+        if (opType == "ThresholdedRelu")
+          return select(arith::CmpFPredicate::OGT, v,
+                        scalar(fAttr("alpha", 1.0f)), v, scalar(0));
+        if (opType == "Elu")
+          return select(arith::CmpFPredicate::OLT, v, scalar(0),
+                        mul(scalar(fAttr("alpha", 1.0f)), expm1(v)), v);
+        if (opType == "Celu") {
+          // max(0, x) + min(0, alpha (e^(x/alpha) - 1))
+          double a = fAttr("alpha", 1.0f);
+          Value neg = mul(scalar(a), expm1(arith::DivFOp::create(
+                                         nb, nloc, v, scalar(a))));
+          return add(arith::MaximumFOp::create(nb, nloc, v, scalar(0)),
+                     arith::MinimumFOp::create(nb, nloc, neg, scalar(0)));
+        }
+        if (opType == "Selu") {
+          double a = fAttr("alpha", 1.67326319217681884765625f);
+          double g = fAttr("gamma", 1.05070102214813232421875f);
+          return select(arith::CmpFPredicate::OLE, v, scalar(0),
+                        mul(scalar(g * a), expm1(v)), mul(scalar(g), v));
+        }
+        if (opType == "HardSwish") {
+          // x * max(0, min(1, x/6 + 1/2))
+          Value h = add(mul(v, scalar(1.0 / 6.0)), scalar(0.5));
+          h = arith::MinimumFOp::create(
+              nb, nloc, arith::MaximumFOp::create(nb, nloc, h, scalar(0)),
+              scalar(1));
+          return mul(v, h);
+        }
+        if (opType == "Floor")
+          return math::FloorOp::create(nb, nloc, v);
+        if (opType == "Ceil")
+          return math::CeilOp::create(nb, nloc, v);
+        if (opType == "Round") // half to even
+          return math::RoundEvenOp::create(nb, nloc, v);
+        if (opType == "Reciprocal")
+          return arith::DivFOp::create(nb, nloc, scalar(1), v);
+        if (opType == "Sin")
+          return math::SinOp::create(nb, nloc, v);
+        if (opType == "Cos")
+          return math::CosOp::create(nb, nloc, v);
+        if (opType == "Sign")
+          return select(arith::CmpFPredicate::OGT, v, scalar(0), scalar(1),
+                        select(arith::CmpFPredicate::OLT, v, scalar(0),
+                               scalar(-1), scalar(0)));
         if (opType == "Exp")
           return math::ExpOp::create(nb, nloc, v);
         if (opType == "Log")
@@ -1241,6 +1351,16 @@ FunctionLowering::lowerSoftmax(Operation *op, std::optional<int64_t> axisAttr,
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// Elementwise float operators of the default domain lowered by lowerUnary
+/// besides the typed ones (activations models use around their layers).
+static bool isExtraUnary(StringRef type) {
+  return llvm::is_contained({"Erf", "Gelu", "Softplus", "Softsign", "LeakyRelu",
+                             "Elu", "Selu", "Celu", "ThresholdedRelu",
+                             "HardSwish", "Floor", "Ceil", "Round",
+                             "Reciprocal", "Sin", "Cos", "Sign"},
+                            type);
+}
+
 /// Generic onnx.node operators of the default domain that are lowered.
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
@@ -1249,8 +1369,15 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return false;
   StringRef type = node.getOpType();
   size_t n = node.getInputs().size();
-  if (llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"}, type))
+  if (llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"}, type) ||
+      isExtraUnary(type))
     return n == 1;
+  if (type == "PRelu")
+    return n == 2;
+  if (type == "Max" || type == "Min")
+    return n >= 1;
+  if (type == "Where")
+    return n == 3;
   if (type == "Pad")
     return n >= 1 && n <= 4;
   if (type == "Conv")
@@ -1619,6 +1746,55 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
                                           empty(loc, outShape, elemType), back)
                   ->getResult(0);
   return Results{out};
+}
+
+FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
+  StringRef type = op.getOpType();
+  SmallVector<Value> ins(op.getInputs().begin(), op.getInputs().end());
+  // Where(cond, x, y): the result has x's type; cond is bool (i1).
+  Value first = type == "Where" ? ins[1] : ins[0];
+  Type elemType = elementTypeOf(first);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/type == "PRelu")))
+    return failure();
+  for (auto [i, v] : llvm::enumerate(ins)) {
+    Type t = elementTypeOf(v);
+    bool isCond = type == "Where" && i == 0;
+    if (isCond ? !t.isInteger(1) : t != elemType)
+      return error(op) << "input #" << i << " has element type " << t
+                       << ", expected " << (isCond ? "i1" : "the others'");
+  }
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value v : ins)
+    shapes.push_back(shapeOf(v));
+  auto shape = onnx::broadcastShapes(shapes);
+  if (failed(shape))
+    return error(op) << "operands do not broadcast";
+  bool isFloat = isa<FloatType>(elemType);
+  return Results{elementwise(
+      op.getLoc(), *shape, elemType, ins,
+      [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+        if (type == "Where")
+          return arith::SelectOp::create(nb, nloc, a[0], a[1], a[2]);
+        if (type == "PRelu") {
+          Value zero = createScalar(nb, nloc, elemType, 0);
+          Value neg = arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OLT,
+                                            a[0], zero);
+          return arith::SelectOp::create(
+              nb, nloc, neg, arith::MulFOp::create(nb, nloc, a[1], a[0]), a[0]);
+        }
+        // Max/Min: NaN propagates (ONNX Runtime's std::max/min on floats
+        // differ only for NaN operands).
+        Value r = a[0];
+        for (Value v : a.drop_front()) {
+          if (type == "Max")
+            r = isFloat ? (Value)arith::MaximumFOp::create(nb, nloc, r, v)
+                        : (Value)arith::MaxSIOp::create(nb, nloc, r, v);
+          else
+            r = isFloat ? (Value)arith::MinimumFOp::create(nb, nloc, r, v)
+                        : (Value)arith::MinSIOp::create(nb, nloc, r, v);
+        }
+        return r;
+      })};
 }
 
 FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
@@ -2041,6 +2217,9 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerMaxPool(node);
         if (type == "Range")
           return lowerRange(node);
+        if (type == "PRelu" || type == "Max" || type == "Min" ||
+            type == "Where")
+          return lowerNaryElementwise(node);
         return lowerUnary(node, node.getOpType());
       })
       .Default([&](Operation *o) -> FailureOr<Results> {

@@ -108,3 +108,35 @@ save("range_float", [
     helper.make_node("Mul", ["x", "r"], ["y"], name="mul")],
     [f32("x", [3, 13])], [f32("y", [3, 13])],
     [const("s", 0.1), const("l", 1.4), const("d", 0.1)])
+
+# Activations and elementwise operators heads and feature extractors use
+# (opset 20 for Gelu): one model per operator, x uniform in [-3, 3) by
+# cpu_run.py's inputs scaled here through a Mul, so that every branch (both
+# signs, past thresholds) is taken.
+UNARY = [("Erf", {}), ("Gelu", {}), ("Gelu", {"approximate": "tanh"}),
+         ("Softplus", {}), ("Softsign", {}), ("LeakyRelu", {"alpha": 0.1}),
+         ("Elu", {"alpha": 0.7}), ("Selu", {}), ("Celu", {"alpha": 1.5}),
+         ("ThresholdedRelu", {"alpha": 0.5}), ("HardSwish", {}), ("Floor", {}),
+         ("Ceil", {}), ("Round", {}), ("Reciprocal", {}), ("Sin", {}),
+         ("Cos", {}), ("Sign", {})]
+for op, attrs in UNARY:
+    name = "unary_" + op.lower() + "".join("_" + k for k in attrs)
+    save(name, [
+        helper.make_node("Mul", ["x", "three"], ["s"], name="scale"),
+        helper.make_node(op, ["s"], ["y"], name="op", **attrs)],
+        [f32("x", ["batch", 7])], [f32("y", ["batch", 7])],
+        [const("three", 3.0)], opset=20)
+save("prelu_channel", [
+    helper.make_node("PRelu", ["x", "slope"], ["y"], name="op")],
+    [f32("x", ["batch", 4, 5])], [f32("y", ["batch", 4, 5])],
+    [const("slope", rng.standard_normal((4, 1)))])
+save("max_min_broadcast", [
+    helper.make_node("Max", ["x", "b", "c"], ["m"], name="max"),
+    helper.make_node("Min", ["m", "b"], ["y"], name="min")],
+    [f32("x", ["batch", 6])], [f32("y", ["batch", 6])],
+    [const("b", rng.standard_normal(6) * 0.5), const("c", [[-0.25]])])
+save("where_mask", [
+    helper.make_node("Where", ["mask", "x", "fill"], ["y"], name="op")],
+    [helper.make_tensor_value_info("mask", TensorProto.BOOL, ["batch", 5]),
+     f32("x", ["batch", 5])], [f32("y", ["batch", 5])],
+    [const("fill", [-1.0])])
