@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -1361,6 +1362,11 @@ static bool isExtraUnary(StringRef type) {
                             type);
 }
 
+static bool isComparison(StringRef type) {
+  return llvm::is_contained(
+      {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}, type);
+}
+
 /// Generic onnx.node operators of the default domain that are lowered.
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
@@ -1378,6 +1384,10 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n >= 1;
   if (type == "Where")
     return n == 3;
+  if (isComparison(type) || llvm::is_contained({"And", "Or", "Xor"}, type))
+    return n == 2;
+  if (type == "Not")
+    return n == 1;
   if (type == "Pad")
     return n >= 1 && n <= 4;
   if (type == "Conv")
@@ -1754,8 +1764,12 @@ FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
   // Where(cond, x, y): the result has x's type; cond is bool (i1).
   Value first = type == "Where" ? ins[1] : ins[0];
   Type elemType = elementTypeOf(first);
-  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/type == "PRelu")))
-    return failure();
+  bool logical = llvm::is_contained({"And", "Or", "Xor", "Not"}, type);
+  if (logical ? !elemType.isInteger(1)
+              : failed(requireArithmetic(op, elemType,
+                                         /*floatOnly=*/type == "PRelu")))
+    return logical ? error(op) << "takes bool (i1) inputs, not " << elemType
+                   : failure();
   for (auto [i, v] : llvm::enumerate(ins)) {
     Type t = elementTypeOf(v);
     bool isCond = type == "Where" && i == 0;
@@ -1763,6 +1777,9 @@ FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
       return error(op) << "input #" << i << " has element type " << t
                        << ", expected " << (isCond ? "i1" : "the others'");
   }
+  // Comparisons give bool.
+  Type resultType = isComparison(type) ? IntegerType::get(op.getContext(), 1)
+                                       : elemType;
   SmallVector<ArrayRef<int64_t>> shapes;
   for (Value v : ins)
     shapes.push_back(shapeOf(v));
@@ -1771,8 +1788,31 @@ FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
     return error(op) << "operands do not broadcast";
   bool isFloat = isa<FloatType>(elemType);
   return Results{elementwise(
-      op.getLoc(), *shape, elemType, ins,
+      op.getLoc(), *shape, resultType, ins,
       [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+        if (isComparison(type)) {
+          // Ordered float predicates: a NaN compares false, as in C++.
+          auto [fp, ip] =
+              llvm::StringSwitch<std::pair<arith::CmpFPredicate,
+                                           arith::CmpIPredicate>>(type)
+                  .Case("Equal", {arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq})
+                  .Case("Greater", {arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt})
+                  .Case("Less", {arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt})
+                  .Case("GreaterOrEqual",
+                        {arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge})
+                  .Default({arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle});
+          return isFloat ? (Value)arith::CmpFOp::create(nb, nloc, fp, a[0], a[1])
+                         : (Value)arith::CmpIOp::create(nb, nloc, ip, a[0], a[1]);
+        }
+        if (type == "Not")
+          return arith::XOrIOp::create(nb, nloc, a[0],
+                                       createScalar(nb, nloc, elemType, 1));
+        if (type == "And")
+          return arith::AndIOp::create(nb, nloc, a[0], a[1]);
+        if (type == "Or")
+          return arith::OrIOp::create(nb, nloc, a[0], a[1]);
+        if (type == "Xor")
+          return arith::XOrIOp::create(nb, nloc, a[0], a[1]);
         if (type == "Where")
           return arith::SelectOp::create(nb, nloc, a[0], a[1], a[2]);
         if (type == "PRelu") {
@@ -2218,7 +2258,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
         if (type == "Range")
           return lowerRange(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||
-            type == "Where")
+            type == "Where" || isComparison(type) || type == "And" ||
+            type == "Or" || type == "Xor" || type == "Not")
           return lowerNaryElementwise(node);
         return lowerUnary(node, node.getOpType());
       })

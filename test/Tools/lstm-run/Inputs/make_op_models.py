@@ -140,3 +140,19 @@ save("where_mask", [
     [helper.make_tensor_value_info("mask", TensorProto.BOOL, ["batch", 5]),
      f32("x", ["batch", 5])], [f32("y", ["batch", 5])],
     [const("fill", [-1.0])])
+
+# Comparisons and logic feeding a Where (masks computed in the graph).
+save("compare_logic_where", [
+    helper.make_node("Greater", ["x", "lo"], ["gt"], name="gt"),
+    helper.make_node("LessOrEqual", ["x", "hi"], ["le"], name="le"),
+    helper.make_node("And", ["gt", "le"], ["band"], name="and"),
+    helper.make_node("Equal", ["x", "x"], ["eq"], name="eq"),
+    helper.make_node("Xor", ["band", "eq"], ["x1"], name="xor"),
+    helper.make_node("Not", ["x1"], ["in_band"], name="not"),
+    helper.make_node("Less", ["x", "lo"], ["lt"], name="lt"),
+    helper.make_node("GreaterOrEqual", ["x", "hi"], ["ge"], name="ge"),
+    helper.make_node("Or", ["lt", "ge"], ["outside"], name="or"),
+    helper.make_node("Where", ["in_band", "x", "zero"], ["a"], name="w1"),
+    helper.make_node("Where", ["outside", "zero", "a"], ["y"], name="w2")],
+    [f32("x", ["batch", 9])], [f32("y", ["batch", 9])],
+    [const("lo", -0.3), const("hi", [0.4]), const("zero", 0.0)])
