@@ -44,6 +44,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringSwitch.h"
+
+#include <limits>
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -263,6 +265,9 @@ private:
                                            ArrayRef<int64_t> strides,
                                            ArrayRef<int64_t> dil);
   FailureOr<Results> lowerPow(onnx::NodeOp op);
+  /// ArgMax / ArgMin: the index (i64) of the first (or, with
+  /// select_last_index, the last) extreme element along `axis`.
+  FailureOr<Results> lowerArgMax(onnx::NodeOp op);
   /// PRelu, Max, Min (any number of inputs) and Where: elementwise over
   /// broadcast operands.
   FailureOr<Results> lowerNaryElementwise(onnx::NodeOp op);
@@ -1394,8 +1399,12 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n == 2 || n == 3;
   if (type == "Pow")
     return n == 2;
-  if (type == "ReduceMean")
+  if (llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                          "ReduceProd"},
+                         type))
     return n == 1 || n == 2;
+  if (type == "ArgMax" || type == "ArgMin")
+    return n == 1;
   if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
     return n == 2 || n == 3;
   if (type == "ReverseSequence")
@@ -1837,6 +1846,83 @@ FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
       })};
 }
 
+FailureOr<Results> FunctionLowering::lowerArgMax(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value data = op.getInputs()[0];
+  Type elemType = elementTypeOf(data);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  bool isFloat = isa<FloatType>(elemType);
+  bool isMax = op.getOpType() == "ArgMax";
+  ArrayRef<int64_t> in = shapeOf(data);
+  int64_t rank = in.size();
+  auto axis = onnx::normalizeAxis(intAttr(op, "axis", 0), rank);
+  if (!axis)
+    return error(op) << "axis " << intAttr(op, "axis", 0)
+                     << " is out of range for rank " << rank;
+  if (in[*axis] == 0)
+    return error(op) << "the reduced dimension is empty";
+  bool keep = intAttr(op, "keepdims", 1) != 0;
+  bool last = intAttr(op, "select_last_index", 0) != 0;
+  Shape kept, outShape;
+  SmallVector<bool> reduced(rank, false);
+  reduced[*axis] = true;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != *axis)
+      kept.push_back(in[d]);
+    outShape.push_back(d == *axis ? 1 : in[d]);
+  }
+  if (!keep)
+    outShape = kept;
+  // Two accumulators: the extreme value so far (starting at element 0 of
+  // the axis) and its index. A strictly better element (or, with
+  // select_last_index, an equal one) takes over; a NaN never does.
+  Type i64 = b.getI64Type();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      sizes, strides(rank, b.getIndexAttr(1));
+  for (int64_t d = 0; d < rank; ++d)
+    sizes.push_back(b.getIndexAttr(d == *axis ? 1 : in[d]));
+  Value first = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(kept, elemType), data, offsets, sizes,
+      strides);
+  Value firstInit = tensor::EmptyOp::create(b, loc, kept, elemType);
+  first = linalg::CopyOp::create(b, loc, first, firstInit).getResult(0);
+  Value idxInit = filled(loc, kept, i64, createScalar(b, loc, i64, 0));
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 getProjectionMap(ctx, reduced),
+                                 getProjectionMap(ctx, reduced)};
+  SmallVector<utils::IteratorType> iterators;
+  for (bool r : reduced)
+    iterators.push_back(r ? utils::IteratorType::reduction
+                          : utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{first.getType(), idxInit.getType()}, ValueRange{data},
+      ValueRange{first, idxInit}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value x = a[0], best = a[1], bestIdx = a[2];
+        Value k = arith::IndexCastOp::create(
+            nb, nloc, i64, linalg::IndexOp::create(nb, nloc, *axis));
+        Value better;
+        if (isFloat)
+          better = arith::CmpFOp::create(
+              nb, nloc,
+              isMax ? (last ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
+                    : (last ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT),
+              x, best);
+        else
+          better = arith::CmpIOp::create(
+              nb, nloc,
+              isMax ? (last ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
+                    : (last ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt),
+              x, best);
+        linalg::YieldOp::create(
+            nb, nloc,
+            ValueRange{arith::SelectOp::create(nb, nloc, better, x, best),
+                       arith::SelectOp::create(nb, nloc, better, k, bestIdx)});
+      });
+  return Results{reshape(loc, generic.getResult(1), outShape)};
+}
+
 FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
   Value x = op.getInputs()[0], y = op.getInputs()[1];
   Type elemType = elementTypeOf(x);
@@ -1871,11 +1957,14 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
   auto ins = op.getInputs();
   Value data = ins[0];
   Type elemType = elementTypeOf(data);
-  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+  StringRef kind = op.getOpType();
+  bool isMean = kind == "ReduceMean";
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/isMean)))
     return failure();
+  bool isFloat = isa<FloatType>(elemType);
   ArrayRef<int64_t> in = shapeOf(data);
   int64_t rank = in.size();
-  // Axes: an attribute before opset 18, an input from 18.
+  // Axes: an attribute before opset 18 (ReduceSum: 13), an input from then.
   SmallVector<int64_t> axes = intsAttr(op, "axes");
   if (ins.size() > 1 && !isa<NoneType>(ins[1].getType())) {
     auto a = constantInts(op, ins[1], "axes");
@@ -1906,11 +1995,48 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
   std::optional<int64_t> count = checkedNumElements(reducedDims);
   if (!count)
     return error(op) << "the reduced dimensions hold more than 2^63 elements";
-  Value zero = createScalar(b, loc, elemType, 0);
-  Value sum = reduce(loc, data, reduced, filled(loc, kept, elemType, zero),
-                     [&](OpBuilder &nb, Location nloc, ValueRange a) {
-                       return arith::AddFOp::create(nb, nloc, a[0], a[1]).getResult();
+  if (kind != "ReduceMean" && kind != "ReduceSum" && kind != "ReduceProd" &&
+      *count == 0)
+    return error(op) << kind << " over an empty dimension has no value";
+  // The neutral element: 0 for a sum, 1 for a product, the reduced
+  // dimensions' first element for Max/Min (then every element is combined).
+  Value init;
+  if (kind == "ReduceProd")
+    init = filled(loc, kept, elemType, createScalar(b, loc, elemType, 1));
+  else if (kind == "ReduceMax" || kind == "ReduceMin") {
+    // The identity of max / min: -inf / +inf, or the type's extreme integer.
+    bool isMax = kind == "ReduceMax";
+    Value id;
+    if (isFloat) {
+      id = createScalar(b, loc, elemType,
+                        isMax ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity());
+    } else {
+      unsigned w = elemType.getIntOrFloatBitWidth();
+      id = arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(elemType, isMax ? APInt::getSignedMinValue(w)
+                                                   : APInt::getSignedMaxValue(w)));
+    }
+    init = filled(loc, kept, elemType, id);
+  } else
+    init = filled(loc, kept, elemType, createScalar(b, loc, elemType, 0));
+  Value sum = reduce(loc, data, reduced, init,
+                     [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                       Value x = a[0], acc = a[1];
+                       if (kind == "ReduceProd")
+                         return isFloat ? (Value)arith::MulFOp::create(nb, nloc, acc, x)
+                                        : (Value)arith::MulIOp::create(nb, nloc, acc, x);
+                       if (kind == "ReduceMax")
+                         return isFloat ? (Value)arith::MaximumFOp::create(nb, nloc, acc, x)
+                                        : (Value)arith::MaxSIOp::create(nb, nloc, acc, x);
+                       if (kind == "ReduceMin")
+                         return isFloat ? (Value)arith::MinimumFOp::create(nb, nloc, acc, x)
+                                        : (Value)arith::MinSIOp::create(nb, nloc, acc, x);
+                       return isFloat ? (Value)arith::AddFOp::create(nb, nloc, acc, x)
+                                      : (Value)arith::AddIOp::create(nb, nloc, acc, x);
                      });
+  if (!isMean)
+    return Results{reshape(loc, sum, outShape)};
   Value scale = createScalar(b, loc, elemType, *count ? 1.0 / *count : 0.0);
   Value mean = elementwise(loc, kept, elemType, {sum},
                            [&](OpBuilder &nb, Location nloc, ValueRange a) {
@@ -2247,8 +2373,10 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerConv(node);
         if (type == "Pow")
           return lowerPow(node);
-        if (type == "ReduceMean")
+        if (type.starts_with("Reduce"))
           return lowerReduceMean(node);
+        if (type == "ArgMax" || type == "ArgMin")
+          return lowerArgMax(node);
         if (type == "LayerNormalization")
           return lowerLayerNorm(node);
         if (type == "ReverseSequence")

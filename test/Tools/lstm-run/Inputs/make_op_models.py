@@ -156,3 +156,25 @@ save("compare_logic_where", [
     helper.make_node("Where", ["outside", "zero", "a"], ["y"], name="w2")],
     [f32("x", ["batch", 9])], [f32("y", ["batch", 9])],
     [const("lo", -0.3), const("hi", [0.4]), const("zero", 0.0)])
+
+# Reductions and arg-extremes (a CTC head's greedy decoding: ArgMax over the
+# classes; pooling over time: ReduceMax / ReduceSum).
+save("reduce_sum_max_min_prod", [
+    helper.make_node("ReduceSum", ["x", "ax1"], ["s"], keepdims=0, name="sum"),
+    helper.make_node("ReduceMax", ["x"], ["mx"], axes=[2], keepdims=1, name="max"),
+    helper.make_node("ReduceMin", ["x"], ["mn"], axes=[1, 2], keepdims=0, name="min"),
+    helper.make_node("ReduceProd", ["x"], ["pr"], axes=[-1], keepdims=0, name="prod")],
+    [f32("x", ["batch", 3, 4])],
+    [f32("s", ["batch", 4]), f32("mx", ["batch", 3, 1]), f32("mn", ["batch"]),
+     f32("pr", ["batch", 3])],
+    [numpy_helper.from_array(np.array([1], np.int64), "ax1")], opset=17)
+save("argmax_argmin", [
+    helper.make_node("ArgMax", ["x"], ["am"], axis=-1, keepdims=0, name="amax"),
+    helper.make_node("ArgMin", ["x"], ["an"], axis=1, keepdims=1, name="amin"),
+    helper.make_node("Floor", ["x"], ["q"], name="floor"),
+    helper.make_node("ArgMax", ["q"], ["al"], axis=2, select_last_index=1, name="alast")],
+    [f32("x", ["batch", 5, 6])],
+    [helper.make_tensor_value_info("am", TensorProto.INT64, ["batch", 5]),
+     helper.make_tensor_value_info("an", TensorProto.INT64, ["batch", 1, 6]),
+     helper.make_tensor_value_info("al", TensorProto.INT64, ["batch", 5, 1])],
+    [], opset=17)
