@@ -435,6 +435,12 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
     return 1;
   }
+  if (cpuOptions.precision != "f32" && target != "cpu") {
+    llvm::errs() << "lstm-opt: error: --precision is for --target=cpu (the "
+                    "ONNX target keeps the model's numbers; the cuDNN layers "
+                    "take --cudnn-data-type)\n";
+    return 1;
+  }
   // A foreign triple's CPU defaults to its generic one, not this host.
   if (!targetTriple.empty() && !compileOptions->targetCPUGiven())
     cpuOptions.targetCPU = "";

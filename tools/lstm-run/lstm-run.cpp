@@ -381,6 +381,12 @@ int main(int argc, char **argv) {
   setenv("OMP_PLACES", "cores", /*overwrite=*/0);
   if (device != "cpu" && device != "cuda" && device != "gpu")
     return fail("--device takes cpu, cuda or gpu, not '" + device + "'");
+  // The precision is the CPU kernels': the cuDNN and GPU layers have their
+  // own data types, and the GPU kernel bodies on the CPU are f32.
+  if (options.precision != "f32" && (device != "cpu" || options.gpuKernelsOnCPU))
+    return fail("--precision is for the CPU kernels (--device=cpu without "
+                "--gpu-kernels-on-cpu); the cuDNN layers take "
+                "--cudnn-data-type");
   if (device == "gpu") {
     if (!cpu::haveGPURuntime())
       return fail("--device=gpu: this build has no GPU runtime (the CUDA "
