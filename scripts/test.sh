@@ -25,12 +25,12 @@ suite() { # BUILD_DIR: build and run the lit suite there, appending to $log
   local dir=$1
   BUILD_DIR=$dir scripts/build.sh lstm-opt-test-depends
   if [ "$dir" = build ]; then
-    # test/Python/wheel.test builds the wheel from this tree (scikit-build's
-    # build-dir). Built here first, its configure and any rebuild happen
-    # before lit starts, not while other tests run against the tree.
-    .venv/bin/python -m pip wheel -q --no-deps -w "$dir/wheel" ./python \
-      --config-settings=build-dir="$PWD/$dir" \
-      --config-settings=cmake.define.LSTM_OPT_BUILD_TESTS=ON
+    # test/Python/wheel.test installs a wheel of python/; built here from
+    # this tree (scikit-build's build-dir) before lit starts, so that the
+    # test reuses it and never configures or relinks the tree while other
+    # tests run against it (test/Utils/ensure_wheel.py).
+    .venv/bin/python test/Utils/ensure_wheel.py --src . --out "$dir/wheel" \
+      --build-dir "$dir" --tests ON
     ninja -C "$dir" -j "$(nproc)" lstm-opt-test-depends >/dev/null
   fi
   echo "== lit in $dir"
