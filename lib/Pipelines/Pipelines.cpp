@@ -25,9 +25,17 @@ using namespace lstm_opt::rnn;
 void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
                                         bool importQuantized) {
   pm.addPass(createRNNUnrollRecurrentLoopsPass());
-  RNNRecognizeCellsPassOptions recognize;
-  recognize.importQuantized = importQuantized;
-  pm.addPass(createRNNRecognizeCellsPass(recognize));
+  // Made by the default constructor and given its option as text: the
+  // pass's statistics are constructed in libMLIR (built with NDEBUG, where
+  // they hold no state) but read here, where they do, so the pass object
+  // must start zeroed, as `make_unique<Pass>()` value-initialises it and
+  // the constructor taking options does not (UBSan: an uninitialised bool
+  // in TrackingStatistic::init).
+  std::unique_ptr<Pass> recognize = createRNNRecognizeCellsPass();
+  if (importQuantized)
+    (void)recognize->initializeOptions(
+        "import-quantized=true", [](const Twine &) { return failure(); });
+  pm.addPass(std::move(recognize));
   // An imported foreign layer has the shapes the importer could not infer.
   if (importQuantized)
     pm.addPass(createONNXInferShapesPass());

@@ -1606,6 +1606,8 @@ void CellRecognizer::run() {
 
 struct RecognizeCells
     : public rnn::impl::RNNRecognizeCellsPassBase<RecognizeCells> {
+  // (For the generated createRNNRecognizeCellsPass(options); the pipelines
+  // make the pass with the default constructor, see buildRecognitionPipeline.)
   using RNNRecognizeCellsPassBase::RNNRecognizeCellsPassBase;
   void runOnOperation() override {
     rnn::forEachGraph(getOperation(), [&](func::FuncOp func) {
