@@ -268,6 +268,11 @@ private:
   /// ArgMax / ArgMin: the index (i64) of the first (or, with
   /// select_last_index, the last) extreme element along `axis`.
   FailureOr<Results> lowerArgMax(onnx::NodeOp op);
+  /// Tile with constant repeats: out[i] = x[i mod in_dim] per dimension.
+  FailureOr<Results> lowerTile(onnx::NodeOp op);
+  /// CumSum along a constant axis (exclusive, reverse): a reduction over the
+  /// axis of the elements on the summed side.
+  FailureOr<Results> lowerCumSum(onnx::NodeOp op);
   /// PRelu, Max, Min (any number of inputs) and Where: elementwise over
   /// broadcast operands.
   FailureOr<Results> lowerNaryElementwise(onnx::NodeOp op);
@@ -1405,6 +1410,8 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
     return n == 1 || n == 2;
   if (type == "ArgMax" || type == "ArgMin")
     return n == 1;
+  if (type == "Tile" || type == "CumSum")
+    return n == 2;
   if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
     return n == 2 || n == 3;
   if (type == "ReverseSequence")
@@ -1844,6 +1851,109 @@ FailureOr<Results> FunctionLowering::lowerNaryElementwise(onnx::NodeOp op) {
         }
         return r;
       })};
+}
+
+FailureOr<Results> FunctionLowering::lowerTile(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0];
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  auto reps = constantInts(op, op.getInputs()[1], "repeats");
+  if (failed(reps))
+    return failure();
+  if ((int64_t)reps->size() != rank)
+    return error(op) << "repeats has " << reps->size()
+                     << " values for an input of rank " << rank;
+  Shape out;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto n = checkedMul(in[d], (*reps)[d]);
+    if ((*reps)[d] < 0 || !n)
+      return error(op) << "repeats[" << d << "] = " << (*reps)[d]
+                       << " is negative or makes the output too large";
+    out.push_back(*n);
+  }
+  if (!checkedNumElements(out))
+    return error(op) << "the output has more than 2^63 elements";
+  Type elemType = elementTypeOf(x);
+  Value init = empty(loc, out, elemType);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(nb, nloc, d);
+          if ((*reps)[d] != 1)
+            i = arith::RemUIOp::create(
+                nb, nloc, i, arith::ConstantIndexOp::create(nb, nloc, in[d]));
+          coords.push_back(i);
+        }
+        linalg::YieldOp::create(nb, nloc,
+                                tensor::ExtractOp::create(nb, nloc, x, coords)
+                                    .getResult());
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerCumSum(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0];
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  bool isFloat = isa<FloatType>(elemType);
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  auto axisVals = constantInts(op, op.getInputs()[1], "axis");
+  if (failed(axisVals))
+    return failure();
+  if (axisVals->size() != 1)
+    return error(op) << "axis must hold one value, not " << axisVals->size();
+  auto axis = onnx::normalizeAxis((*axisVals)[0], rank);
+  if (!axis)
+    return error(op) << "axis " << (*axisVals)[0] << " is out of range for rank "
+                     << rank;
+  bool exclusive = intAttr(op, "exclusive", 0) != 0;
+  bool reverse = intAttr(op, "reverse", 0) != 0;
+  // out[.., k, ..] = sum over j of x[.., j, ..] where j is on k's summed
+  // side: j <= k (j < k exclusive), or j >= k (j > k) in reverse. A
+  // reduction over j (loop dimension `rank`); the others contribute 0.
+  int64_t n = in[*axis];
+  if (n > (int64_t(1) << 16))
+    return error(op) << "CumSum over " << n
+                     << " elements along its axis (at most 65536)";
+  SmallVector<AffineExpr> inExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    inExprs.push_back(d == *axis ? b.getAffineDimExpr(rank)
+                                 : b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                 AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
+                                     .getMajorSubMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value zero = createScalar(b, loc, elemType, 0);
+  Value init = filled(loc, in, elemType, zero);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{x}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value k = linalg::IndexOp::create(nb, nloc, *axis);
+        Value j = linalg::IndexOp::create(nb, nloc, rank);
+        arith::CmpIPredicate p =
+            reverse ? (exclusive ? arith::CmpIPredicate::ugt
+                                 : arith::CmpIPredicate::uge)
+                    : (exclusive ? arith::CmpIPredicate::ult
+                                 : arith::CmpIPredicate::ule);
+        Value take = arith::CmpIOp::create(nb, nloc, p, j, k);
+        Value v = arith::SelectOp::create(nb, nloc, take, a[0],
+                                          createScalar(nb, nloc, elemType, 0));
+        Value sum = isFloat ? (Value)arith::AddFOp::create(nb, nloc, a[1], v)
+                            : (Value)arith::AddIOp::create(nb, nloc, a[1], v);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  return Results{generic.getResult(0)};
 }
 
 FailureOr<Results> FunctionLowering::lowerArgMax(onnx::NodeOp op) {
@@ -2377,6 +2487,10 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerReduceMean(node);
         if (type == "ArgMax" || type == "ArgMin")
           return lowerArgMax(node);
+        if (type == "Tile")
+          return lowerTile(node);
+        if (type == "CumSum")
+          return lowerCumSum(node);
         if (type == "LayerNormalization")
           return lowerLayerNorm(node);
         if (type == "ReverseSequence")

@@ -178,3 +178,21 @@ save("argmax_argmin", [
      helper.make_tensor_value_info("an", TensorProto.INT64, ["batch", 1, 6]),
      helper.make_tensor_value_info("al", TensorProto.INT64, ["batch", 5, 1])],
     [], opset=17)
+
+# Tile (repeats as a constant input) and CumSum along a constant axis, in
+# each of its four modes (positions and running sums in feature pipelines).
+save("tile_repeats", [
+    helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")],
+    [f32("x", ["batch", 2, 3])], [f32("y", ["batch", 4, 3])],
+    [numpy_helper.from_array(np.array([1, 2, 1], np.int64), "reps")])
+save("cumsum_modes", [
+    helper.make_node("CumSum", ["x", "ax"], ["a"], name="plain"),
+    helper.make_node("CumSum", ["x", "ax"], ["b"], exclusive=1, name="excl"),
+    helper.make_node("CumSum", ["x", "ax"], ["c"], reverse=1, name="rev"),
+    helper.make_node("CumSum", ["x", "ax0"], ["d"], exclusive=1, reverse=1,
+                     name="both")],
+    [f32("x", ["batch", 7])],
+    [f32("a", ["batch", 7]), f32("b", ["batch", 7]), f32("c", ["batch", 7]),
+     f32("d", ["batch", 7])],
+    [numpy_helper.from_array(np.array(1, np.int64), "ax"),
+     numpy_helper.from_array(np.array(0, np.int32), "ax0")])
