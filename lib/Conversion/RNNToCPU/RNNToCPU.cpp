@@ -249,17 +249,12 @@ Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
         words[(i * pairs + ki / 2) * g * v + e] |=
             (int32_t)(bits << (ki % 2 ? 16 : 0));
       }
-  int64_t n = words.size();
   Type i32 = b.getI32Type();
-  Value flat = rnn::emitFlatGlobal(
+  return rnn::emitShapedGlobal(
       b, module, rnn::uniqueSymbol(module, name + "_" + suffix.str() + "_bf16"),
-      i32, DenseElementsAttr::get(RankedTensorType::get({n}, i32), ArrayRef(words)),
-      n);
-  SmallVector<ReassociationIndices> all(1);
-  for (size_t i = 0; i < shape.size(); ++i)
-    all[0].push_back(i);
-  return memref::ExpandShapeOp::create(
-      b, MemRefType::get({d, nb, pairs, g, v}, i32), flat, all);
+      {d, nb, pairs, g, v}, i32,
+      DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)words.size()}, i32), ArrayRef(words)));
 }
 
 Value LayerEmitter::roundOperand(ImplicitLocOpBuilder &b, Value v) {

@@ -252,17 +252,24 @@ Value rnn::emitFlatGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
 }
 
 Value rnn::emitShapedGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
-                            StringRef sym, ArrayRef<int64_t> shape,
-                            ArrayRef<float> values) {
-  int64_t n = values.size();
-  Type f32 = b.getF32Type();
-  Value v = emitFlatGlobal(
-      b, module, sym, f32,
-      DenseElementsAttr::get(RankedTensorType::get({n}, f32), values), n);
+                            StringRef sym, ArrayRef<int64_t> shape, Type elt,
+                            DenseElementsAttr values) {
+  int64_t n = values.getNumElements();
+  Value v = emitFlatGlobal(b, module, sym, elt, values, n);
   SmallVector<ReassociationIndices> all(1);
   for (size_t i = 0; i < shape.size(); ++i)
     all[0].push_back(i);
-  return memref::ExpandShapeOp::create(b, MemRefType::get(shape, f32), v, all);
+  return memref::ExpandShapeOp::create(b, MemRefType::get(shape, elt), v, all);
+}
+
+Value rnn::emitShapedGlobal(ImplicitLocOpBuilder &b, ModuleOp module,
+                            StringRef sym, ArrayRef<int64_t> shape,
+                            ArrayRef<float> values) {
+  Type f32 = b.getF32Type();
+  return emitShapedGlobal(
+      b, module, sym, shape, f32,
+      DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)values.size()}, f32), values));
 }
 
 Value rnn::emitClip(ImplicitLocOpBuilder &b, Value x, std::optional<float> clip) {

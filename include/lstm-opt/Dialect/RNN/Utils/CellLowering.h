@@ -132,7 +132,13 @@ mlir::Value emitFlatGlobal(mlir::ImplicitLocOpBuilder &b, mlir::ModuleOp module,
                            llvm::StringRef sym, mlir::Type elt,
                            mlir::Attribute values, int64_t n,
                            bool constant = true);
-/// The same for f32 `values`, viewed with `shape` (memref.expand_shape).
+/// The same for `values` (a flat [n] dense attribute of `elt`), viewed with
+/// `shape` (memref.expand_shape).
+mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
+                             mlir::ModuleOp module, llvm::StringRef sym,
+                             llvm::ArrayRef<int64_t> shape, mlir::Type elt,
+                             mlir::DenseElementsAttr values);
+/// The same for f32 `values`.
 mlir::Value emitShapedGlobal(mlir::ImplicitLocOpBuilder &b,
                              mlir::ModuleOp module, llvm::StringRef sym,
                              llvm::ArrayRef<int64_t> shape,
