@@ -1450,15 +1450,33 @@ void CellRecognizer::importLayer(Operation *op) {
     return remark("W and R are not f32 constants");
   if (rankOf(X) != 3)
     return remark("X is not a rank-3 tensor");
+  // The shapes the operator defines, checked on the values themselves (a
+  // foreign op such as DynamicQuantizeLSTM has no verifier, and the
+  // weights below are sliced by them).
+  if (direction != "forward" && direction != "reverse" &&
+      direction != "bidirectional")
+    return remark("direction is not forward, reverse or bidirectional");
+  int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  int64_t g = rnn::getNumGates(kind);
+  if (w->shape.size() != 3 || w->shape[0] != dirs || w->shape[1] <= 0 ||
+      w->shape[1] % g != 0 || w->shape[2] <= 0)
+    return remark("W is not [num_directions, gates * hidden, input]");
   int64_t d = w->shape[0], gh = w->shape[1], in = w->shape[2];
-  int64_t g = rnn::getNumGates(kind), hidden = gh / g;
+  int64_t hidden = gh / g;
   if (hiddenAttr && *hiddenAttr != hidden)
     return remark("hidden_size disagrees with W");
+  if (r->shape != SmallVector<int64_t>{d, gh, hidden})
+    return remark("R is not [num_directions, gates * hidden, hidden]");
+  if (auto xt = dyn_cast<RankedTensorType>(X.getType());
+      xt && !xt.isDynamicDim(2) && xt.getDimSize(2) != in)
+    return remark("X's input size disagrees with W");
   std::optional<od::F32Tensor> bias;
   if (B && !isa<NoneType>(B.getType())) {
     bias = od::foldConstantF32(B);
     if (!bias)
       return remark("B is not an f32 constant");
+    if (bias->numElements() != d * 2 * gh)
+      return remark("B is not [num_directions, 2 * gates * hidden]");
   }
   auto none = [](Value v) { return !v || isa<NoneType>(v.getType()); };
   if (!none(lens)) {
@@ -1466,9 +1484,23 @@ void CellRecognizer::importLayer(Operation *op) {
     if (!t || !t.getElementType().isInteger(32))
       return remark("sequence_lens is not an i32 tensor");
   }
-  for (Value s : {h0, c0})
-    if (!none(s) && rankOf(s) != 3)
+  for (Value s : {h0, c0}) {
+    if (none(s))
+      continue;
+    if (rankOf(s) != 3)
       return remark("an initial state is not a rank-3 tensor");
+    // [D, B, H] (layout 1: [B, D, H]); static sizes must agree.
+    auto st = cast<RankedTensorType>(s.getType());
+    int64_t dAxis = layout == 1 ? 1 : 0;
+    if ((!st.isDynamicDim(dAxis) && st.getDimSize(dAxis) != d) ||
+        (!st.isDynamicDim(2) && st.getDimSize(2) != hidden))
+      return remark("an initial state's size disagrees with W");
+    auto xt = cast<RankedTensorType>(X.getType());
+    int64_t xb = layout == 1 ? 0 : 1, sb = layout == 1 ? 0 : 1;
+    if (!xt.isDynamicDim(xb) && !st.isDynamicDim(sb) &&
+        xt.getDimSize(xb) != st.getDimSize(sb))
+      return remark("an initial state's batch size disagrees with X");
+  }
 
   auto perm = rnn::canonicalToONNXGates(kind);
   std::vector<int> from(perm.begin(), perm.end()); // canonical k <- ONNX perm[k]
