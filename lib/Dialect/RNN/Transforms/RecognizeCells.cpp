@@ -299,8 +299,10 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
   if (auto split = dyn_cast<od::SplitOp>(def)) {
     Value in = split.getInput();
     int64_t rank = rankOf(in);
-    int64_t axis = split.getAxis() < 0 ? split.getAxis() + rank : split.getAxis();
-    if (rank != 2 || axis != 1)
+    // (normalizeAxis: an axis attribute is any int64, INT64_MIN included.)
+    std::optional<int64_t> axis =
+        rank == 2 ? od::normalizeAxis(split.getAxis(), rank) : std::nullopt;
+    if (axis != 1)
       return fail("a Split feeding a gate does not split the features");
     std::string splitWhy;
     auto sizesOr = od::getSplitSizes(split, staticDim(in, 1), splitWhy);
