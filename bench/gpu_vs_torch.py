@@ -62,6 +62,14 @@ SIZES = {
     "gru-100-64-64-64": ("gru", 100, 64, 64, 64),
     "gru-187-1-256-256": ("gru", 187, 1, 256, 256),
 }
+# The persistent kernel's goal sizes (LSTM and GRU, H <= 1024, B <= 4): T50
+# and a 256-wide input so that the bundle stays small (the input projection
+# is hoisted out of the recurrence; the per-step figures are the recurrence).
+for _c in ("lstm", "gru"):
+    for _h in (256, 512, 1024):
+        for _b in (1, 4):
+            SIZES["%s-50-%d-256-%d" % (_c, _b, _h)] = (_c, 50, _b, 256, _h)
+GOAL_SIZES = [k for k, v in SIZES.items() if v[1] == 50 and v[3] == 256]
 VARIANTS = {
     "cudnn-f32": ["--target=cudnn"],
     "cudnn-f16": ["--target=cudnn", "--cudnn-data-type=f16"],
@@ -91,6 +99,15 @@ def build(args):
         onnx_path = os.path.join(sdir, "unrolled.onnx")
         import onnx
         from onnx import numpy_helper
+        if args.grid_weights:
+            # Weights on a grid of 1/N of their spread: the same kind of
+            # model, but the compiled libraries compress (xz) for transport.
+            for t in model.graph.initializer:
+                a = numpy_helper.to_array(t)
+                if a.dtype == np.float32 and a.size > 1024:
+                    q = float(a.std()) / args.grid_weights or 1.0
+                    t.CopyFrom(numpy_helper.from_array(
+                        (np.round(a / q) * q).astype(np.float32), t.name))
         onnx.save(model, onnx_path)
         inits = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
         if cell == "lstm":
@@ -101,6 +118,8 @@ def build(args):
         np.savez(os.path.join(sdir, "weights.npz"), **w)
         built = {}
         for v, flags in VARIANTS.items():
+            if args.variants and v not in args.variants.split(","):
+                continue
             so = os.path.join(sdir, v + ".so")
             cmd = [lstm_opt, onnx_path, "-o", so, "--target-cpu=" + args.target_cpu] + flags
             if "--target=gpu" in flags:
@@ -126,7 +145,10 @@ def build(args):
 
 
 def select(sizes):
-    names = [s for s in sizes.split(",") if s] if sizes else list(SIZES)
+    if sizes == "goal":
+        return list(GOAL_SIZES)
+    names = [s for s in sizes.split(",") if s] if sizes else \
+        [k for k in SIZES if k not in GOAL_SIZES]
     for s in names:
         if s not in SIZES:
             sys.exit("gpu_vs_torch: unknown size '%s' (%s)" % (s, ", ".join(SIZES)))
@@ -224,7 +246,7 @@ def run(args):
     if not torch.cuda.is_available() or not devices:
         print("bench: no CUDA device; nothing measured (%s)" % "; ".join(notes))
         return 0
-    sel = set(select(args.sizes))
+    sel = set(select(args.sizes)) if args.sizes else {e["size"] for e in bench["entries"]}
     rows = []
     sync = torch.cuda.synchronize
     for e in bench["entries"]:
@@ -247,13 +269,23 @@ def run(args):
 
         calls = {}  # implementation -> one call, for --profile
 
-        def add(impl, prec, h2h, dev, outs, note=""):
+        def add(impl, prec, h2h, dev, outs, note="", fn=None):
             err = max_rel(outs, ref) if outs is not None else None
             ok = err is not None and err <= TOL[prec]
             row = {"size": e["size"], "impl": impl, "precision": prec,
                    "h2h_ms": h2h, "dev_ms": dev, "max_rel_err": err,
                    "status": ("passed" if ok else "FAILED") if outs is not None else "n/a",
                    "note": note}
+            if fn is not None and args.step_times and outs is not None:
+                k = kernel_times(torch, fn)
+                row["kernel_us"] = k["total"]
+                row["us_per_step"] = k["total"] / T
+                row["longest_kernel_us_per_step"] = k["longest"] / T
+                row["longest_kernel"] = k["longest_name"]
+                note = row["note"] = (note + " " if note else "") + \
+                    "kernels %.1f us/step (longest %.1f: %s)" % (
+                        row["us_per_step"], row["longest_kernel_us_per_step"],
+                        k["longest_name"][:40])
             rows.append(row)
             print("%-22s %-18s %-4s h2h %s dev %s err %s %s %s" % (
                 e["size"], impl, prec, fmt(h2h), fmt(dev),
@@ -283,7 +315,8 @@ def run(args):
                 dev = event_ms(torch, lambda: m(xd, hxd), args.repeat)
                 calls["torch-cudnn " + prec] = h2h_call
                 add("torch-cudnn", prec, h2h, dev, outs,
-                    "cuDNN %s" % torch.backends.cudnn.version())
+                    "cuDNN %s" % torch.backends.cudnn.version(),
+                    fn=lambda m=m, xd=xd, hxd=hxd: m(xd, hxd))
             # The per-op loop (PyTorch eager on the unrolled cell).
             wd = {k: torch.from_numpy(v).cuda() for k, v in w.items()}
 
@@ -292,14 +325,18 @@ def run(args):
                               torch.from_numpy(feeds["h0"]).cuda(),
                               torch.from_numpy(feeds["c0"]).cuda() if cell == "lstm" else None)
                 return {k: v.cpu().numpy() for k, v in o.items()}
-            outs = loop_h2h()
-            h2h, _ = median_ms(loop_h2h, max(5, args.repeat // 5), sync)
+            if args.no_loop:
+                outs = None
+            else:
+                outs = loop_h2h()
+                h2h, _ = median_ms(loop_h2h, max(5, args.repeat // 5), sync)
             xd, h0d = torch.from_numpy(feeds["x"]).cuda(), torch.from_numpy(feeds["h0"]).cuda()
             c0d = torch.from_numpy(feeds["c0"]).cuda() if cell == "lstm" else None
-            dev = event_ms(torch, lambda: cell_loop(torch, cell, wd, xd, h0d, c0d),
-                           max(5, args.repeat // 5))
-            calls["torch-eager-loop"] = loop_h2h
-            add("torch-eager-loop", "f32", h2h, dev, outs)
+            if outs is not None:
+                dev = event_ms(torch, lambda: cell_loop(torch, cell, wd, xd, h0d, c0d),
+                               max(5, args.repeat // 5))
+                calls["torch-eager-loop"] = loop_h2h
+                add("torch-eager-loop", "f32", h2h, dev, outs)
         # lstm-opt's compiled models.
         for v, info in e["variants"].items():
             prec = "f16" if v.endswith("f16") else "f32"
@@ -313,7 +350,7 @@ def run(args):
                 outs = call()
                 h2h, _ = median_ms(call, args.repeat, lambda: None)
                 calls["lstm-opt " + v] = call
-                add("lstm-opt " + v, prec, h2h, None, outs)
+                add("lstm-opt " + v, prec, h2h, None, outs, fn=call)
             except Exception as ex:  # noqa: BLE001 - the row records why
                 add("lstm-opt " + v, prec, None, None, None, str(ex).splitlines()[0][:160])
         if e["size"] in args.profile.split(","):
@@ -338,6 +375,32 @@ def profile(torch, size, calls):
                     torch.cuda.synchronize()
             f.write("== %s (5 calls)\n%s\n" % (name, p.key_averages().table(
                 sort_by="cuda_time_total", row_limit=15, max_name_column_width=70)))
+
+
+def kernel_times(torch, fn, calls=10):
+    """Device time of the CUDA kernels one call of `fn` launches (PyTorch's
+    profiler, CUPTI; copies and memsets left out), in us, and its longest
+    kernel (the recurrence, for the persistent designs)."""
+    from torch.profiler import ProfilerActivity, profile as prof
+    with torch.no_grad():
+        fn()
+        torch.cuda.synchronize()
+        with prof(activities=[ProfilerActivity.CUDA]) as p:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+    total, longest, name = 0.0, 0.0, ""
+    for ev in p.key_averages():
+        if str(getattr(ev, "device_type", "")).split(".")[-1] != "CUDA":
+            continue
+        if ev.key.startswith(("Memcpy", "Memset")) or "memcpy" in ev.key.lower():
+            continue
+        t = float(getattr(ev, "self_device_time_total", None) or
+                  getattr(ev, "self_cuda_time_total", 0.0))
+        total += t
+        if t > longest:
+            longest, name = t, ev.key
+    return {"total": total / calls, "longest": longest / calls, "longest_name": name}
 
 
 def fmt(x):
@@ -402,11 +465,14 @@ def write_report(args, torch, rows, notes):
             f.write("- %s: %s\n" % (k, v))
         f.write("\nMedian ms. h2h: numpy in, numpy out (every row); dev: PyTorch's forward "
                 "on device tensors (CUDA events). Error: max |out - ref| / max |ref| against "
-                "float64.\n\n| size | implementation | prec | h2h ms | dev ms | max rel err "
-                "| status | note |\n|---|---|---|---:|---:|---:|---|---|\n")
+                "float64. us/step: the device time of the call's kernels (PyTorch's "
+                "profiler; copies left out) / T, where measured (--step-times).\n\n"
+                "| size | implementation | prec | h2h ms | dev ms | us/step | max rel err "
+                "| status | note |\n|---|---|---|---:|---:|---:|---:|---|---|\n")
         for r in rows:
-            f.write("| %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
+            f.write("| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" % (
                 r["size"], r["impl"], r["precision"], fmt(r["h2h_ms"]), fmt(r["dev_ms"]),
+                "%.2f" % r["us_per_step"] if r.get("us_per_step") is not None else "-",
                 "" if r["max_rel_err"] is None else "%.1e" % r["max_rel_err"], r["status"],
                 r["note"].replace("|", "/")))
         f.write("\n## Goals (ratios of h2h medians)\n\n| size | lstm-opt cuDNN / torch cuDNN "
@@ -431,6 +497,10 @@ def main():
     b.add_argument("--chip", default="sm_90")
     b.add_argument("--target-cpu", default="x86-64-v3")
     b.add_argument("--lstm-opt", default=None)
+    b.add_argument("--variants", default="", help="comma-separated subset of the variants")
+    b.add_argument("--grid-weights", type=int, default=0, metavar="N",
+                   help="weights on a grid of 1/N of their spread, so that the libraries "
+                        "compress for transport (0: off)")
     r = sub.add_parser("run", help="measure on the GPU machine (the default)")
     for p in (ap, r):
         p.add_argument("--repeat", type=int, default=50)
@@ -439,6 +509,11 @@ def main():
         p.add_argument("--out", default=None, help="report stem (default: gpu_bench here)")
         p.add_argument("--profile", default="",
                        help="sizes to profile (PyTorch's profiler) into profile-<size>.txt")
+        p.add_argument("--step-times", action="store_true",
+                       help="per row, the device time of its kernels per call and per "
+                            "step (PyTorch's profiler)")
+        p.add_argument("--no-loop", action="store_true",
+                       help="leave out the per-op eager loop (slow at large sizes)")
     args = ap.parse_args()
     if args.cmd == "build":
         return build(args)

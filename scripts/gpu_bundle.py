@@ -21,6 +21,8 @@ Variants:
     gpu-auto        --target=gpu --gpu-design=auto     (generated kernels)
     gpu-step        --target=gpu --gpu-design=step
     gpu-persistent  --target=gpu --gpu-design=persistent
+    gpu-persistent-grid  the same, 2 hidden units per block (--gpu-units-per-block=2):
+                    several blocks per direction and the grid barrier
 
 Next to them: lib/ (libLstmOptCUDNNRuntime.so, libLstmOptGPURuntime.so and the
 CUDA runtime libcudart.so.13 they were linked against), lstm_opt_runtime.py
@@ -55,6 +57,10 @@ VARIANTS = {
     "gpu-auto": (["--target=gpu", "--gpu-design=auto"], "cuda", 1e-4),
     "gpu-step": (["--target=gpu", "--gpu-design=step"], "cuda", 1e-4),
     "gpu-persistent": (["--target=gpu", "--gpu-design=persistent"], "cuda", 1e-4),
+    # The persistent kernel over several blocks per direction (grid barrier,
+    # h through global memory) even where one block would hold the layer.
+    "gpu-persistent-grid": (["--target=gpu", "--gpu-design=persistent",
+                             "--gpu-units-per-block=2"], "cuda", 1e-4),
 }
 LIMIT_BYTES = 60 << 20
 

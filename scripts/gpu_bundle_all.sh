@@ -7,7 +7,8 @@
 #  - bench.py (lstm-opt against PyTorch) into gpu_bench.md/.json;
 #  - compute-sanitizer memcheck/racecheck on one model per GPU design.
 # Environment: VARIANTS (default: every variant built), RUN_TIMEOUT (90 s),
-# NOBENCH=1, BENCH_ARGS, BENCH_TIMEOUT (300 s), NOSANITIZE=1.
+# NOBENCH=1, BENCH_ARGS, BENCH_TIMEOUT (300 s), NOSANITIZE=1, SANITIZE (tool:variant
+# list), SAN_TIMEOUT (120 s), THREAD_VARIANTS.
 # OUT_DIR (default: here) receives env.txt and reports.tgz.
 set -u
 cd "$(dirname "$0")"
@@ -28,7 +29,7 @@ for v in ${VARIANTS:-$ALL}; do
   echo "$v rc=$? $(tail -1 "log-$v.txt" | cut -c1-80)"
 done
 # The same models called from 4 threads at once (shared runtime state).
-for v in ${THREAD_VARIANTS:-cudnn-f32 gpu-persistent gpu-step}; do
+for v in ${THREAD_VARIANTS:-cudnn-f32 gpu-persistent gpu-persistent-grid gpu-step}; do
   timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v" --threads 4 --repeat 3 --out "rep-threads-$v" > "log-threads-$v.txt" 2>&1
   echo "$v x4 threads rc=$? $(tail -1 "log-threads-$v.txt" | cut -c1-60)"
 done
@@ -40,9 +41,9 @@ if [ -z "${NOBENCH:-}" ] && [ -f bench.py ]; then
   sed -n '/## Goals/,$p' gpu_bench.md
 fi
 if [ -z "${NOSANITIZE:-}" ]; then
-  for t in memcheck:gpu-persistent racecheck:gpu-persistent memcheck:gpu-step memcheck:cudnn-f32; do
+  for t in ${SANITIZE:-memcheck:gpu-persistent racecheck:gpu-persistent memcheck:gpu-persistent-grid racecheck:gpu-persistent-grid memcheck:gpu-step memcheck:cudnn-f32}; do
     log="log-san-${t%%:*}-${t#*:}.txt"
-    timeout 120 compute-sanitizer --tool "${t%%:*}" --error-exitcode 3 python3 run.py --only "${t#*:}" --model torch_nn_lstm --repeat 1 --out san > "$log" 2>&1
+    timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool "${t%%:*}" --error-exitcode 3 python3 run.py --only "${t#*:}" --model torch_nn_lstm --repeat 1 --out san > "$log" 2>&1
     echo "sanitizer $t rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1)"
   done
 fi

@@ -80,11 +80,14 @@ void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
 /// memory per block of the chip bounds the persistent kernel's blocks, which
 /// may keep a whole weight matrix there.
 static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
-                                                   StringRef design) {
+                                                   StringRef design,
+                                                   int64_t unitsPerBlock) {
   ConvertRNNToGPUPassOptions gpu;
   gpu.mapping = "gpu";
   gpu.design = design.str();
   gpu.sharedBytes = gpu_kernels::chipSharedBytes(chip);
+  gpu.maxCoResidentBlocks = gpu_kernels::chipMaxBlocks(chip);
+  gpu.unitsPerBlock = unitsPerBlock;
   return gpu;
 }
 
@@ -110,7 +113,8 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
     // ... run on the whole module).
     pm.addPass(createConvertRNNToGPUPass(
-        gpuKernelOptions(options.gpuChip, options.gpuDesign)));
+        gpuKernelOptions(options.gpuChip, options.gpuDesign,
+                         options.gpuUnitsPerBlock)));
     GPUKernelsOptions kernels;
     kernels.chip = options.gpuChip;
     kernels.format = options.gpuBinaryFormat;
@@ -199,7 +203,8 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
   if (options.recognize)
     buildRecognitionPipeline(pm, /*importQuantized=*/true);
   pm.addPass(
-      createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design)));
+      createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design,
+                                                 options.unitsPerBlock)));
 }
 
 void lstm_opt::registerPipelines() {

@@ -75,7 +75,13 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                 cl::desc("GPU kernels: the recurrence kernel: auto (default: "
                          "persistent at small batch, else one fused kernel "
                          "per step), step or persistent"),
-                cl::init("auto"), cl::cat(category)) {
+                cl::init("auto"), cl::cat(category)),
+      gpuUnitsPerBlock("gpu-units-per-block",
+                       cl::desc("GPU kernels: hidden units per block of the "
+                                "persistent kernel (default 0: one block per "
+                                "direction where the layer fits one, else as "
+                                "many blocks as the chip has SMs)"),
+                       cl::init(0), cl::cat(category)) {
   (void)freedThreads;
 }
 
@@ -151,5 +157,9 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   o.cudnnAlgo = cudnnAlgo;
   o.gpuChip = gpuChip;
   o.gpuKernelsDesign = gpuDesign;
+  if (gpuUnitsPerBlock < 0)
+    return llvm::createStringError("--gpu-units-per-block takes 0 or more, not " +
+                                   std::to_string(gpuUnitsPerBlock));
+  o.gpuUnitsPerBlock = gpuUnitsPerBlock;
   return llvm::Error::success();
 }

@@ -481,6 +481,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     gpu_backend::GPUOptions gpuOptions;
     gpuOptions.chip = cpuOptions.gpuChip;
     gpuOptions.design = cpuOptions.gpuKernelsDesign;
+    gpuOptions.unitsPerBlock = cpuOptions.gpuUnitsPerBlock;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))

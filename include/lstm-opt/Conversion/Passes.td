@@ -203,6 +203,9 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     Option<"maxCoResidentBlocks", "max-blocks", "int64_t", /*default=*/"48",
            "Largest grid the persistent kernel may use: blocks assumed "
            "co-resident (one per SM)">,
+    Option<"unitsPerBlock", "units-per-block", "int64_t", /*default=*/"0",
+           "Hidden units per block of the persistent kernel (0: one block per "
+           "direction when it fits, else as many blocks as max-blocks allows)">,
     Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"49152",
            "Shared memory a block of the persistent kernel may use; above "
            "48 KiB it is dynamic shared memory (opt-in: sm_80 up to 166912, "

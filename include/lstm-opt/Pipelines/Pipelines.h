@@ -122,6 +122,11 @@ struct CPUPipelineOptions
   Option<std::string> gpuChip{*this, "gpu-chip",
                               llvm::cl::desc("sm_80 or sm_90"),
                               llvm::cl::init("sm_80")};
+  Option<int64_t> gpuUnitsPerBlock{
+      *this, "gpu-units-per-block",
+      llvm::cl::desc("The persistent GPU kernel's hidden units per block (0: "
+                     "chosen per layer)"),
+      llvm::cl::init(0)};
   Option<std::string> gpuBinaryFormat{
       *this, "gpu-binary-format",
       llvm::cl::desc("The kernels' gpu.binary: fatbin, bin or isa"),
@@ -157,6 +162,11 @@ struct GPUPipelineOptions
       *this, "design",
       llvm::cl::desc("The kernels' recurrence: auto, step or persistent"),
       llvm::cl::init("auto")};
+  Option<int64_t> unitsPerBlock{
+      *this, "units-per-block",
+      llvm::cl::desc("The persistent kernel's hidden units per block (0: "
+                     "chosen per layer)"),
+      llvm::cl::init(0)};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU the kernels are for (sm_80, sm_90): its shared "

@@ -66,6 +66,7 @@ private:
   llvm::cl::opt<std::string> cudnnAlgo;
   llvm::cl::opt<std::string> gpuChip;
   llvm::cl::opt<std::string> gpuDesign;
+  llvm::cl::opt<int64_t> gpuUnitsPerBlock;
 };
 
 } // namespace lstm_opt

@@ -90,6 +90,41 @@ std::vector<float> transposeWeights(ArrayRef<float> w, int64_t d, int64_t g,
 
 enum class Mapping { GPU, CPU };
 
+/// The split-K persistent kernel for U units per block: nbd blocks per
+/// direction; each keeps the rows of its units' gates (rows = G * U, each
+/// padded to Kp = H rounded up to L, at a stride of S floats) in shared
+/// memory. A dot product (batch row, gate row) is split over L lanes (a
+/// power of two up to a warp, at least 8 k each when H allows); NT threads
+/// take the items `groups = NT / L` at a time. The state (h, and the GRU's
+/// r*h) is in shared memory too: all of it with one block per direction
+/// (slots h[2] and r*h), else the one vector the phase reads, refilled from
+/// global memory after each grid barrier. `pre` holds the sums.
+struct PersistGeometry {
+  int64_t U = 0, nbd = 0, L = 1, Kp = 0, S = 0, rows = 0, NT = 0, groups = 0,
+          stateN = 0, sharedFloats = 0;
+  bool oneBlock = false;
+};
+
+PersistGeometry persistGeometry(const LayerSpec &s, int64_t U) {
+  PersistGeometry g;
+  g.U = U;
+  g.nbd = llvm::divideCeil(s.H, U);
+  g.oneBlock = g.nbd == 1;
+  while (g.L < 32 && g.L * 2 * 8 <= s.H)
+    g.L *= 2;
+  g.Kp = llvm::alignTo(s.H, g.L);
+  // Groups of L < 32 lanes in one warp read different rows at the same k:
+  // a stride of Kp + L puts them in different banks.
+  g.S = g.Kp + (g.L < 32 ? g.L : 0);
+  g.rows = s.G * U;
+  int64_t items = s.B * (s.twoPhase() ? 2 * U : g.rows);
+  g.NT = std::clamp<int64_t>(llvm::alignTo(std::max(items * g.L, s.B * U), 32), 128, 1024);
+  g.groups = g.NT / g.L;
+  g.stateN = (g.oneBlock ? (s.twoPhase() ? 3 : 2) : 1) * s.B * g.Kp;
+  g.sharedFloats = g.rows * g.S + g.stateN + s.B * g.rows;
+  return g;
+}
+
 /// The launch geometry and body of one kernel. The body gets the builder,
 /// the block and thread ids and the kernel's operands (the host values with
 /// mapping=cpu, the gpu.func's arguments with mapping=gpu).
@@ -151,6 +186,21 @@ private:
                 Value bi, Value j, int phase,
                 function_ref<Value(ImplicitLocOpBuilder &, Value k, int64_t g)> wAt,
                 const SharedState *hs = nullptr);
+  /// cellBody in two halves around the dot products: what the epilogue
+  /// reads from memory (loaded first, so that the loads' latency hides behind
+  /// the dot products), then the epilogue on the dot products `acc` (one per
+  /// gate of `phase`, in gate order).
+  struct CellInputs {
+    SmallVector<int64_t> gates;
+    SmallVector<Value> pOf;
+    Value cur, nxt, t, hPrev, cOld, zOld, rbn;
+  };
+  CellInputs cellLoads(ImplicitLocOpBuilder &b, ValueRange ops, Value step,
+                       Value d, Value bi, Value j, int phase,
+                       const SharedState *hs);
+  void cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
+                    const CellInputs &in, Value d, Value bi, Value j, int phase,
+                    ValueRange acc, const SharedState *hs);
 
   ModuleOp module;
   SymbolTable symbols;
@@ -161,7 +211,7 @@ private:
   int64_t U;
   SmallVector<Value> deviceBuffers;
   /// Positions of the buffers in the kernels' operand list.
-  enum Op { X, Wt, Bias, Rt, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, NumOps };
+  enum Op { X, Wt, Bias, Rt, Rk, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, NumOps };
 };
 
 Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
@@ -267,41 +317,49 @@ Value LayerEmitter::timeOf(ImplicitLocOpBuilder &b, Value d, Value step) {
   return arith::SelectOp::create(b, isRev, rev, step);
 }
 
+LayerEmitter::CellInputs
+LayerEmitter::cellLoads(ImplicitLocOpBuilder &b, ValueRange ops, Value step,
+                        Value d, Value bi, Value j, int phase,
+                        const SharedState *hs) {
+  const int64_t B = s.B;
+  CellInputs in;
+  in.cur = arith::RemUIOp::create(b, step, idx(b, 2));
+  in.nxt = arith::SubIOp::create(b, idx(b, 1), in.cur);
+  in.t = timeOf(b, d, step);
+  Value row = arith::AddIOp::create(b, arith::MulIOp::create(b, in.t, idx(b, B)), bi);
+  // The gates whose dot products this phase computes.
+  if (phase == 1)
+    in.gates = {0, 1};
+  else if (phase == 2)
+    in.gates = {2};
+  else
+    in.gates = llvm::to_vector(llvm::seq<int64_t>(0, s.G));
+  in.pOf.resize(s.G);
+  for (int64_t g : in.gates)
+    in.pOf[g] = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, g), j});
+  in.hPrev = hs ? hs->load(b, j, false)
+                : memref::LoadOp::create(b, ops[Hb], ValueRange{in.cur, d, bi, j});
+  if (s.isLSTM())
+    in.cOld = memref::LoadOp::create(b, ops[Cb], ValueRange{d, bi, j});
+  if (phase == 2)
+    in.zOld = memref::LoadOp::create(b, ops[Zb], ValueRange{d, bi, j});
+  if (phase == 0 && s.isGRU())
+    in.rbn = memref::LoadOp::create(b, ops[Brn], ValueRange{d, j});
+  return in;
+}
+
 void LayerEmitter::cellBody(
     ImplicitLocOpBuilder &b, ValueRange ops, Value step, Value d, Value bi,
     Value j, int phase,
     function_ref<Value(ImplicitLocOpBuilder &, Value, int64_t)> wAt,
     const SharedState *hs) {
-  const int64_t B = s.B, H = s.H;
-  Value cur = arith::RemUIOp::create(b, step, idx(b, 2));
-  Value nxt = arith::SubIOp::create(b, idx(b, 1), cur);
-  Value t = timeOf(b, d, step);
-  Value row = arith::AddIOp::create(b, arith::MulIOp::create(b, t, idx(b, B)), bi);
-
-  // The recurrent dot products, over h (or r*h for the GRU's phase 2).
-  SmallVector<int64_t> gates;
-  if (phase == 1)
-    gates = {0, 1};
-  else if (phase == 2)
-    gates = {2};
-  else
-    gates = llvm::to_vector(llvm::seq<int64_t>(0, s.G));
+  const int64_t H = s.H;
   // Everything the epilogue reads from global memory is loaded before the
   // dot products, so that the loads' latency hides behind them: the
   // projected input of each gate, h_prev, c, the GRU's z and Rbn.
-  SmallVector<Value> pOf(s.G);
-  for (int64_t g : gates)
-    pOf[g] = memref::LoadOp::create(b, ops[P], ValueRange{d, row, idx(b, g), j});
-  Value hPrev = hs ? hs->load(b, j, false)
-                   : memref::LoadOp::create(b, ops[Hb], ValueRange{cur, d, bi, j});
-  Value cOld = s.isLSTM() ? memref::LoadOp::create(b, ops[Cb], ValueRange{d, bi, j})
-                          : Value();
-  Value zOld = phase == 2 ? memref::LoadOp::create(b, ops[Zb], ValueRange{d, bi, j})
-                          : Value();
-  Value rbn = phase == 0 && s.isGRU()
-                  ? memref::LoadOp::create(b, ops[Brn], ValueRange{d, j})
-                  : Value();
-  SmallVector<Value> init(gates.size(), f32(b, 0.f));
+  CellInputs in = cellLoads(b, ops, step, d, bi, j, phase, hs);
+  // The recurrent dot products, over h (or r*h for the GRU's phase 2).
+  SmallVector<Value> init(in.gates.size(), f32(b, 0.f));
   auto loop = scf::ForOp::create(
       b, idx(b, 0), idx(b, H), idx(b, 1), init,
       [&](OpBuilder &ob, Location loc, Value k, ValueRange acc) {
@@ -309,9 +367,9 @@ void LayerEmitter::cellBody(
         Value hk = hs ? hs->load(lb, k, phase == 2)
                    : phase == 2
                        ? memref::LoadOp::create(lb, ops[RHb], ValueRange{d, bi, k})
-                       : memref::LoadOp::create(lb, ops[Hb], ValueRange{cur, d, bi, k});
+                       : memref::LoadOp::create(lb, ops[Hb], ValueRange{in.cur, d, bi, k});
         SmallVector<Value> next;
-        for (auto [i, g] : llvm::enumerate(gates))
+        for (auto [i, g] : llvm::enumerate(in.gates))
           next.push_back(math::FmaOp::create(lb, wAt(lb, k, g), hk, acc[i]));
         scf::YieldOp::create(lb, next);
       });
@@ -328,12 +386,19 @@ void LayerEmitter::cellBody(
     if (factor > 1)
       (void)loopUnrollByFactor(loop, factor);
   }
-  auto pre = [&](int64_t g, Value acc) -> Value {
-    return arith::AddFOp::create(b, acc, pOf[g]);
+  cellEpilogue(b, ops, in, d, bi, j, phase, loop.getResults(), hs);
+}
+
+void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
+                                const CellInputs &in, Value d, Value bi,
+                                Value j, int phase, ValueRange acc,
+                                const SharedState *hs) {
+  auto pre = [&](int64_t g, Value a) -> Value {
+    return arith::AddFOp::create(b, a, in.pOf[g]);
   };
   auto finish = [&](Value hNew) {
-    memref::StoreOp::create(b, hNew, ops[Hb], ValueRange{nxt, d, bi, j});
-    memref::StoreOp::create(b, hNew, ops[Y], ValueRange{t, d, bi, j});
+    memref::StoreOp::create(b, hNew, ops[Hb], ValueRange{in.nxt, d, bi, j});
+    memref::StoreOp::create(b, hNew, ops[Y], ValueRange{in.t, d, bi, j});
     if (hs)
       hs->store(b, hNew, false);
   };
@@ -342,14 +407,13 @@ void LayerEmitter::cellBody(
     // h = (1 - z) * n + z * h_prev
     return arith::AddFOp::create(
         b, arith::MulFOp::create(b, arith::SubFOp::create(b, one, z), n),
-        arith::MulFOp::create(b, z, hPrev));
+        arith::MulFOp::create(b, z, in.hPrev));
   };
-  auto acc = loop.getResults();
   if (phase == 1) {
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
     memref::StoreOp::create(b, z, ops[Zb], ValueRange{d, bi, j});
-    Value rh = arith::MulFOp::create(b, rg, hPrev);
+    Value rh = arith::MulFOp::create(b, rg, in.hPrev);
     memref::StoreOp::create(b, rh, ops[RHb], ValueRange{d, bi, j});
     if (hs)
       hs->store(b, rh, true);
@@ -357,7 +421,7 @@ void LayerEmitter::cellBody(
   }
   if (phase == 2) {
     Value n = act(b, d, 1, clip(b, pre(2, acc[0])));
-    finish(gruH(zOld, n));
+    finish(gruH(in.zOld, n));
     return;
   }
   if (s.isLSTM()) {
@@ -365,7 +429,7 @@ void LayerEmitter::cellBody(
     Value f = act(b, d, 0, clip(b, pre(1, acc[1])));
     Value g = act(b, d, 1, clip(b, pre(2, acc[2])));
     Value o = act(b, d, 0, clip(b, pre(3, acc[3])));
-    Value c = arith::AddFOp::create(b, arith::MulFOp::create(b, f, cOld),
+    Value c = arith::AddFOp::create(b, arith::MulFOp::create(b, f, in.cOld),
                                     arith::MulFOp::create(b, i, g));
     memref::StoreOp::create(b, c, ops[Cb], ValueRange{d, bi, j});
     finish(arith::MulFOp::create(b, o, act(b, d, 2, c)));
@@ -373,10 +437,10 @@ void LayerEmitter::cellBody(
     // linear_before_reset: n = act(Wn x + Wbn + r * (Rn h + Rbn)).
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
-    Value pn = pOf[2];
+    Value pn = in.pOf[2];
     Value n = act(b, d, 1, clip(b, arith::AddFOp::create(
                                        b, pn, arith::MulFOp::create(
-                                                  b, rg, arith::AddFOp::create(b, acc[2], rbn)))));
+                                                  b, rg, arith::AddFOp::create(b, acc[2], in.rbn)))));
     finish(gruH(z, n));
   } else {
     finish(act(b, d, 0, clip(b, pre(0, acc[0]))));
@@ -458,7 +522,12 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   ops[X] = toDevice(b, x);
   ops[Wt] = global(b, "Wt", {D, I, G, H}, transposeWeights(w, D, G, H, I));
   ops[Bias] = global(b, "bias", {D, G, H}, bias);
-  ops[Rt] = global(b, "Rt", {D, H, G, H}, transposeWeights(r, D, G, H, H));
+  // The split-K persistent kernel reads R as it is ([D][G][H][K], k
+  // fastest); the others its transpose.
+  const bool splitK = persistent && mapping == Mapping::GPU;
+  ops[Rt] = splitK ? Value()
+                   : global(b, "Rt", {D, H, G, H}, transposeWeights(r, D, G, H, H));
+  ops[Rk] = splitK ? global(b, "R", {D, G, H, H}, r) : Value();
   ops[Brn] = s.isGRU() && s.linearBeforeReset ? global(b, "Brn", {D, H}, brn) : Value();
   ops[P] = deviceAlloc(b, mem({D, T * B, G, H}));
   ops[Hb] = deviceAlloc(b, mem({2, D, B, H}));
@@ -668,47 +737,35 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         scf::YieldOp::create(sb);
       });
     } else {
-      // One block per direction: the blocks share nothing, and a step needs
-      // only the block's barrier. Else the grid barrier's counter, zeroed
-      // before the launch.
-      const bool gridBarrier = grid > D;
-      SmallVector<Op> pops = stepOps;
-      if (gridBarrier) {
-        ops[Ctr] = deviceAlloc(b, mem({1}, b.getI32Type()));
+      // Split-K persistent kernel (see PersistGeometry): block (d, slice of
+      // U units) keeps the slice's recurrent rows in shared memory for the
+      // whole sequence; each dot product is split over L lanes of a warp and
+      // reduced by shuffles; the epilogue threads (b, unit) read the sums
+      // from shared memory. One block per direction keeps h in shared
+      // memory and syncs each step with its own barrier; else the blocks
+      // exchange h through global memory with one grid barrier per step
+      // (per GRU phase), on a counter per direction.
+      const PersistGeometry pg = persistGeometry(s, U);
+      const int64_t nbd = pg.nbd, grid = D * nbd, NT = pg.NT, L = pg.L,
+                    Kp = pg.Kp, S = pg.S, rows = pg.rows;
+      const bool oneBlock = pg.oneBlock;
+      SmallVector<Op> pops = {Rk, Brn, P, Hb, Cb, Zb, RHb, Y};
+      if (!oneBlock) {
+        ops[Ctr] = deviceAlloc(b, mem({D}, b.getI32Type()));
         gpu::MemsetOp::create(b, Type(), ValueRange{}, ops[Ctr],
                               arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
         pops.push_back(Ctr);
       }
-      // One block: the state in shared memory too, h double-buffered
-      // ([2][B][H]) and the GRU's r*h ([B][H]) after it.
-      const int64_t stateN = gridBarrier ? 0 : (phases.size() == 2 ? 3 : 2) * B * H;
-      // The weight slice (and the state): static shared memory up to 48
-      // KiB, else dynamic shared memory (the runtime opts the kernel in at
-      // its launch).
-      const bool dynamicShared = (slice + stateN) * 4 > kSharedBytes;
       Operands o = pick(pops);
       gpu::GPUModuleOp gm = kernelModule();
       SymbolTable kernels(gm);
       std::string kname = uniqueSymbol(kernels, name + "_persist");
       OpBuilder kbld(gm.getBodyRegion());
       kbld.setInsertionPointToEnd(gm.getBody());
-      auto shType = MemRefType::get(
-          {slice}, b.getF32Type(), MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
-      auto stType = MemRefType::get(
-          {std::max<int64_t>(stateN, 1)}, b.getF32Type(), MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
-      SmallVector<Type> attributions;
-      if (!dynamicShared) {
-        attributions.push_back(shType);
-        if (stateN)
-          attributions.push_back(stType);
-      }
       auto fn = gpu::GPUFuncOp::create(
-          kbld, loc, kname, FunctionType::get(ctx(), ValueRange(o.values).getTypes(), {}),
-          attributions);
+          kbld, loc, kname, FunctionType::get(ctx(), ValueRange(o.values).getTypes(), {}));
       fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kbld.getUnitAttr());
-      fn.setKnownBlockSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)block, 1, 1}));
+      fn.setKnownBlockSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)NT, 1, 1}));
       fn.setKnownGridSizeAttr(kbld.getDenseI32ArrayAttr({(int32_t)grid, 1, 1}));
       {
         ImplicitLocOpBuilder kb(loc, ctx());
@@ -716,100 +773,247 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         Value bid = gpu::BlockIdOp::create(kb, gpu::Dimension::x);
         Value tid = gpu::ThreadIdOp::create(kb, gpu::Dimension::x);
         auto v = view(o, fn.getArguments());
-        Value sh, st;
-        if (dynamicShared) {
-          auto bytes = MemRefType::get(
-              {ShapedType::kDynamic}, kb.getI8Type(), MemRefLayoutAttrInterface(),
+        auto add = [&](Value x, Value y) { return arith::AddIOp::create(kb, x, y).getResult(); };
+        auto mul = [&](Value x, int64_t c) {
+          return arith::MulIOp::create(kb, x, idx(kb, c)).getResult();
+        };
+        auto minI = [&](ImplicitLocOpBuilder &wb, Value x, int64_t c) {
+          return arith::MinUIOp::create(wb, x, idx(wb, c)).getResult();
+        };
+        // Shared memory: Ws [rows][S], the state, pre [B][rows].
+        auto smemView = [&](Value raw, int64_t offset, int64_t n) {
+          auto t = MemRefType::get(
+              {n}, kb.getF32Type(), MemRefLayoutAttrInterface(),
               gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
-          Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
-          sh = memref::ViewOp::create(kb, shType, raw, idx(kb, 0), ValueRange{});
-          if (stateN)
-            st = memref::ViewOp::create(kb, stType, raw, idx(kb, slice * 4),
-                                        ValueRange{});
-        } else {
-          sh = fn.getWorkgroupAttributions()[0];
-          if (stateN)
-            st = fn.getWorkgroupAttributions()[1];
-        }
-        Ids i = ids(kb, bid, tid);
-        loadSlice(kb, v, tid, i, [&](ImplicitLocOpBuilder &lb, Value val, Value e) {
-          memref::StoreOp::create(lb, val, sh, ValueRange{e});
+          return memref::ViewOp::create(kb, t, raw, idx(kb, offset * 4), ValueRange{})
+              .getResult();
+        };
+        auto bytes = MemRefType::get(
+            {ShapedType::kDynamic}, kb.getI8Type(), MemRefLayoutAttrInterface(),
+            gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
+        Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
+        Value ws = smemView(raw, 0, rows * S);
+        Value st = smemView(raw, rows * S, pg.stateN);
+        Value pre = smemView(raw, rows * S + pg.stateN, B * rows);
+
+        Value d = arith::DivUIOp::create(kb, bid, idx(kb, nbd));
+        Value jb = arith::RemUIOp::create(kb, bid, idx(kb, nbd));
+        // The epilogue thread (bi, jl) of unit j; indices clamped so that the
+        // idle threads' loads stay in bounds (their stores are skipped).
+        Value bi = arith::DivUIOp::create(kb, tid, idx(kb, U));
+        Value jl = arith::RemUIOp::create(kb, tid, idx(kb, U));
+        Value j = add(mul(jb, U), jl);
+        Value active = arith::AndIOp::create(
+            kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, tid, idx(kb, B * U)),
+            arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, j, idx(kb, H)));
+        Value bic = minI(kb, bi, B - 1), jc = minI(kb, j, H - 1);
+        // The dot-product group gi of L lanes, lane li.
+        Value gi = arith::DivUIOp::create(kb, tid, idx(kb, L));
+        Value li = arith::RemUIOp::create(kb, tid, idx(kb, L));
+
+        // Ws[(g * U + u) * S + k] = R[d][g][jb * U + u][k] (0 past H).
+        scf::ForOp::create(kb, tid, idx(kb, rows * S), idx(kb, NT), ValueRange{},
+                           [&](OpBuilder &ob, Location l, Value e, ValueRange) {
+          ImplicitLocOpBuilder lb(l, ob);
+          auto guk = delinearize(lb, e, {G, U, S});
+          Value jj = arith::AddIOp::create(lb, arith::MulIOp::create(lb, jb, idx(lb, U)), guk[1]);
+          Value in = arith::AndIOp::create(
+              lb, arith::CmpIOp::create(lb, arith::CmpIPredicate::ult, jj, idx(lb, H)),
+              arith::CmpIOp::create(lb, arith::CmpIPredicate::ult, guk[2], idx(lb, H)));
+          Value wv = memref::LoadOp::create(
+              lb, v[Rk], ValueRange{d, guk[0], minI(lb, jj, H - 1), minI(lb, guk[2], H - 1)});
+          memref::StoreOp::create(lb, arith::SelectOp::create(lb, in, wv, f32(lb, 0.f)), ws,
+                                  ValueRange{e});
+          scf::YieldOp::create(lb);
         });
-        if (stateN) {
-          // st[0][b][j] = h[0][d][b][j], as the init kernel left it.
-          scf::ForOp::create(kb, tid, idx(kb, B * H), idx(kb, block), ValueRange{},
+        // st[slot][b][k] (one block: slot 0/1 h double-buffered, 2 the GRU's
+        // r*h; else one slot, refilled from global memory each phase).
+        auto stIndex = [&](ImplicitLocOpBuilder &wb, Value slot, Value bb, Value k) {
+          return arith::AddIOp::create(
+                     wb,
+                     arith::MulIOp::create(
+                         wb, arith::AddIOp::create(wb, arith::MulIOp::create(wb, slot, idx(wb, B)), bb),
+                         idx(wb, Kp)),
+                     k)
+              .getResult();
+        };
+        // Fills slot 0 of st from `src(b, k)` for k < H, zeros elsewhere
+        // (one block: all of st, once).
+        auto fillState = [&](ImplicitLocOpBuilder &fb, int64_t n,
+                             function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> src) {
+          scf::ForOp::create(fb, tid, idx(fb, n), idx(fb, NT), ValueRange{},
                              [&](OpBuilder &ob, Location l, Value e, ValueRange) {
             ImplicitLocOpBuilder lb(l, ob);
-            auto bj = delinearize(lb, e, {B, H});
-            Value h = memref::LoadOp::create(
-                lb, v[Hb], ValueRange{idx(lb, 0), i.d, bj[0], bj[1]});
-            memref::StoreOp::create(lb, h, st, ValueRange{e});
+            auto sbk = delinearize(lb, e, {n / (B * Kp), B, Kp});
+            Value in = arith::AndIOp::create(
+                lb, arith::CmpIOp::create(lb, arith::CmpIPredicate::eq, sbk[0], idx(lb, 0)),
+                arith::CmpIOp::create(lb, arith::CmpIPredicate::ult, sbk[2], idx(lb, H)));
+            Value val = src(lb, sbk[1], minI(lb, sbk[2], H - 1));
+            memref::StoreOp::create(lb, arith::SelectOp::create(lb, in, val, f32(lb, 0.f)), st,
+                                    ValueRange{e});
             scf::YieldOp::create(lb);
           });
-        }
+        };
+        if (oneBlock)
+          fillState(kb, pg.stateN, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+            return memref::LoadOp::create(lb, v[Hb], ValueRange{idx(lb, 0), d, bb, k});
+          });
         gpu::BarrierOp::create(kb);
-        Value ctr = v[Ctr];
-        int64_t nph = phases.size();
+
+        // The grid barrier's counter of this direction, as an LLVM pointer.
+        Value ctrPtr;
+        if (!oneBlock) {
+          Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, v[Ctr]);
+          Value addr = arith::IndexCastOp::create(
+              kb, kb.getI64Type(),
+              add(base, mul(d, 4)));
+          ctrPtr = LLVM::IntToPtrOp::create(kb, LLVM::LLVMPointerType::get(ctx()), addr);
+        }
+        const int64_t nph = phases.size();
         scf::ForOp::create(kb, idx(kb, 0), idx(kb, T), idx(kb, 1), ValueRange{},
                            [&](OpBuilder &ob, Location l, Value step, ValueRange) {
           ImplicitLocOpBuilder sb(l, ob);
-          // st[slot][b][k]: slot step % 2 is h, the other the new h, 2 r*h.
-          auto stateIndex = [&](ImplicitLocOpBuilder &wb, Value slot, Value k) {
-            return arith::AddIOp::create(
-                wb,
-                arith::MulIOp::create(
-                    wb, arith::AddIOp::create(wb, arith::MulIOp::create(wb, slot, idx(wb, B)), i.bi),
-                    idx(wb, H)),
-                k);
-          };
+          Value cur = arith::RemUIOp::create(sb, step, idx(sb, 2));
           auto stateLoad = [&](ImplicitLocOpBuilder &wb, Value k, bool rh) -> Value {
-            Value slot = rh ? idx(wb, 2) : arith::RemUIOp::create(wb, step, idx(wb, 2));
-            return memref::LoadOp::create(wb, st, ValueRange{stateIndex(wb, slot, k)});
+            return memref::LoadOp::create(
+                wb, st, ValueRange{stIndex(wb, rh ? idx(wb, 2) : cur, bic, k)});
           };
           auto stateStore = [&](ImplicitLocOpBuilder &wb, Value val, bool rh) {
-            Value slot = rh ? idx(wb, 2)
-                            : arith::SubIOp::create(
-                                  wb, idx(wb, 1), arith::RemUIOp::create(wb, step, idx(wb, 2)));
-            memref::StoreOp::create(wb, val, st, ValueRange{stateIndex(wb, slot, i.jl)});
+            Value slot = rh ? idx(wb, 2) : arith::SubIOp::create(wb, idx(wb, 1), cur).getResult();
+            memref::StoreOp::create(wb, val, st, ValueRange{stIndex(wb, slot, bic, jc)});
           };
           SharedState state{stateLoad, stateStore};
+          const SharedState *hs = oneBlock ? &state : nullptr;
           for (auto [pi, phase] : llvm::enumerate(phases)) {
-            stepPhase(sb, v, step, i, phase,
-                      [&](ImplicitLocOpBuilder &wb, Value e, Value) -> Value {
-                        return memref::LoadOp::create(wb, sh, ValueRange{e});
-                      },
-                      stateN ? &state : nullptr);
-            // Grid barrier number n = step * phases + pi + 1: all blocks
-            // have arrived when the counter reaches n * grid.
-            if (!gridBarrier) {
-              // The block's barrier also makes its global writes (h, c)
-              // visible to all its threads.
+            // What the epilogue reads, loaded before everything else.
+            CellInputs in = cellLoads(sb, v, step, d, bic, jc, phase, hs);
+            // The phase's source vector in st: one block: h (slot step % 2)
+            // or r*h (slot 2); else slot 0, filled from global memory.
+            Value srcSlot = oneBlock ? (phase == 2 ? idx(sb, 2) : cur) : idx(sb, 0);
+            if (!oneBlock) {
+              fillState(sb, B * Kp, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+                if (phase == 2)
+                  return memref::LoadOp::create(lb, v[RHb], ValueRange{d, bb, k});
+                return memref::LoadOp::create(lb, v[Hb], ValueRange{cur, d, bb, k});
+              });
+              gpu::BarrierOp::create(sb);
+            }
+            // The dot products of this phase: item (b, r) for the rows r of
+            // its gates, group gi takes items gi, gi + groups, ... (one
+            // accumulator per pass, all passes in one loop over k).
+            const int64_t g0 = phase == 2 ? 2 : 0;
+            const int64_t rowsP = (phase == 1 ? 2 : phase == 2 ? 1 : G) * U;
+            const int64_t items = B * rowsP;
+            const int64_t passes = llvm::divideCeil(items, pg.groups);
+            SmallVector<Value> wBase, hBase, item;
+            for (int64_t p = 0; p < passes; ++p) {
+              Value it = arith::AddIOp::create(sb, gi, idx(sb, p * pg.groups));
+              Value itc = minI(sb, it, items - 1);
+              Value ib = arith::DivUIOp::create(sb, itc, idx(sb, rowsP));
+              Value r = arith::AddIOp::create(
+                  sb, arith::RemUIOp::create(sb, itc, idx(sb, rowsP)), idx(sb, g0 * U));
+              item.push_back(it);
+              wBase.push_back(arith::AddIOp::create(
+                  sb, arith::MulIOp::create(sb, r, idx(sb, S)), li));
+              hBase.push_back(arith::AddIOp::create(sb, stIndex(sb, srcSlot, ib, idx(sb, 0)), li));
+            }
+            SmallVector<Value> init(passes, f32(sb, 0.f));
+            auto loop = scf::ForOp::create(
+                sb, idx(sb, 0), idx(sb, Kp), idx(sb, L), init,
+                [&](OpBuilder &lob, Location ll, Value k, ValueRange acc) {
+                  ImplicitLocOpBuilder lb(ll, lob);
+                  SmallVector<Value> next;
+                  for (int64_t p = 0; p < passes; ++p) {
+                    Value wv = memref::LoadOp::create(
+                        lb, ws, ValueRange{arith::AddIOp::create(lb, wBase[p], k)});
+                    Value hv = memref::LoadOp::create(
+                        lb, st, ValueRange{arith::AddIOp::create(lb, hBase[p], k)});
+                    next.push_back(math::FmaOp::create(lb, wv, hv, acc[p]));
+                  }
+                  scf::YieldOp::create(lb, next);
+                });
+            // A factor below the trip count keeps the loop (and its results)
+            // in place.
+            int64_t trips = Kp / L, factor = std::min<int64_t>(trips - 1, kUnrollK);
+            while (factor > 1 && trips % factor)
+              --factor;
+            if (factor > 1)
+              (void)loopUnrollByFactor(loop, factor);
+            Value leader = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, li, idx(sb, 0));
+            for (int64_t p = 0; p < passes; ++p) {
+              // Butterfly over the group's L lanes (every lane of the warp
+              // takes part: shfl.sync with the full mask).
+              Value sum = loop.getResult(p);
+              for (int64_t off = L / 2; off >= 1; off /= 2) {
+                auto sh = gpu::ShuffleOp::create(
+                    sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(off)),
+                    arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
+                    gpu::ShuffleMode::XOR);
+                sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
+              }
+              Value store = arith::AndIOp::create(
+                  sb, leader,
+                  arith::CmpIOp::create(sb, arith::CmpIPredicate::ult, item[p], idx(sb, items)));
+              scf::IfOp::create(sb, store, [&](OpBuilder &iob, Location il) {
+                ImplicitLocOpBuilder ib2(il, iob);
+                Value itc = minI(ib2, item[p], items - 1);
+                Value ib = arith::DivUIOp::create(ib2, itc, idx(ib2, rowsP));
+                Value r = arith::AddIOp::create(
+                    ib2, arith::RemUIOp::create(ib2, itc, idx(ib2, rowsP)), idx(ib2, g0 * U));
+                memref::StoreOp::create(
+                    ib2, sum, pre,
+                    ValueRange{arith::AddIOp::create(
+                        ib2, arith::MulIOp::create(ib2, ib, idx(ib2, rows)), r)});
+                scf::YieldOp::create(ib2);
+              });
+            }
+            gpu::BarrierOp::create(sb);
+            // The epilogue of (bi, j) on its sums.
+            scf::IfOp::create(sb, active, [&](OpBuilder &iob, Location il) {
+              ImplicitLocOpBuilder eb(il, iob);
+              SmallVector<Value> acc;
+              for (int64_t g : in.gates)
+                acc.push_back(memref::LoadOp::create(
+                    eb, pre,
+                    ValueRange{arith::AddIOp::create(
+                        eb, arith::MulIOp::create(eb, bic, idx(eb, rows)),
+                        arith::AddIOp::create(eb, jl, idx(eb, g * U)))}));
+              cellEpilogue(eb, v, in, d, bic, jc, phase, acc, hs);
+              scf::YieldOp::create(eb);
+            });
+            if (oneBlock) {
+              // The block's barrier also makes its global writes visible.
               gpu::BarrierOp::create(sb);
               continue;
             }
+            // Grid barrier number n = step * phases + pi + 1 of direction d:
+            // all its blocks have arrived when the counter reaches n * nbd.
             Value n = arith::AddIOp::create(
                 sb, arith::MulIOp::create(sb, step, idx(sb, nph)), idx(sb, pi + 1));
             Value target = arith::IndexCastOp::create(
-                sb, sb.getI32Type(), arith::MulIOp::create(sb, n, idx(sb, grid)));
+                sb, sb.getI32Type(), arith::MulIOp::create(sb, n, idx(sb, nbd)));
             gpu::BarrierOp::create(sb);
             Value first = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, tid, idx(sb, 0));
             scf::IfOp::create(sb, first, [&](OpBuilder &ob2, Location l2) {
               ImplicitLocOpBuilder tb(l2, ob2);
-              Value c0 = idx(tb, 0);
-              // Release this block's writes (h, c, Y) before arriving.
-              LLVM::FenceOp::create(tb, LLVM::AtomicOrdering::acq_rel);
-              memref::AtomicRMWOp::create(
-                  tb, tb.getI32Type(), arith::AtomicRMWKind::addi,
-                  arith::ConstantOp::create(tb, tb.getI32IntegerAttr(1)), ctr,
-                  ValueRange{c0});
+              // Release the block's writes (h, c, Y; the CTA barrier made
+              // them this thread's) at GPU scope, arrive, then spin on
+              // acquiring loads (no read-modify-write traffic on the
+              // counter while waiting).
+              LLVM::FenceOp::create(tb, LLVM::AtomicOrdering::release, "device");
+              LLVM::AtomicRMWOp::create(
+                  tb, LLVM::AtomicBinOp::add, ctrPtr,
+                  arith::ConstantOp::create(tb, tb.getI32IntegerAttr(1)),
+                  LLVM::AtomicOrdering::monotonic, "device", /*alignment=*/4);
               scf::WhileOp::create(
                   tb, TypeRange{}, ValueRange{},
                   [&](OpBuilder &wob, Location wl, ValueRange) {
                     ImplicitLocOpBuilder wb(wl, wob);
-                    Value seen = memref::AtomicRMWOp::create(
-                        wb, wb.getI32Type(), arith::AtomicRMWKind::addi,
-                        arith::ConstantOp::create(wb, wb.getI32IntegerAttr(0)), ctr,
-                        ValueRange{idx(wb, 0)});
+                    Value seen = LLVM::LoadOp::create(
+                        wb, wb.getI32Type(), ctrPtr, /*alignment=*/4, /*isVolatile=*/false,
+                        /*isNonTemporal=*/false, /*isInvariant=*/false,
+                        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic,
+                        "device");
                     Value wait = arith::CmpIOp::create(wb, arith::CmpIPredicate::slt,
                                                        seen, target);
                     scf::ConditionOp::create(wb, wait, ValueRange{});
@@ -818,7 +1022,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                     scf::YieldOp::create(wob, wl);
                   });
               // Acquire the other blocks' writes.
-              LLVM::FenceOp::create(tb, LLVM::AtomicOrdering::acq_rel);
+              LLVM::FenceOp::create(tb, LLVM::AtomicOrdering::acquire, "device");
               scf::YieldOp::create(tb);
             });
             gpu::BarrierOp::create(sb);
@@ -828,13 +1032,11 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         gpu::ReturnOp::create(kb);
       }
       Value one = idx(b, 1);
-      Value smem = dynamicShared
-                       ? Value(arith::ConstantOp::create(
-                             b, b.getI32IntegerAttr(int32_t((slice + stateN) * 4))))
-                       : Value();
+      Value smem = arith::ConstantOp::create(
+          b, b.getI32IntegerAttr(int32_t(pg.sharedFloats * 4)));
       gpu::LaunchFuncOp::create(b, fn, gpu::KernelDim3{idx(b, grid), one, one},
-                                gpu::KernelDim3{idx(b, block), one, one},
-                                smem, o.values);
+                                gpu::KernelDim3{idx(b, NT), one, one}, smem,
+                                o.values);
     }
   }
 
@@ -874,6 +1076,7 @@ struct Options {
   std::string design;
   int64_t maxBlocks;
   int64_t sharedBytes;
+  int64_t unitsPerBlock;
 };
 
 /// What the generated kernels run: every layer but one with sequence_lens
@@ -906,35 +1109,61 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
                                 (bool)op.getH0(), (bool)op.getC0(), s)))
     return failure();
 
-  // The recurrence kernel: persistent for batch <= 4 when a block's weight
-  // slice fits the static shared memory with the grid no larger than
-  // `maxBlocks` (assumed co-resident).
-  // U units per block: as few as keep the grid within maxBlocks, but at
-  // least a warp of threads (B * U >= 32) when that fits too.
-  int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
-  int64_t uMin = llvm::divideCeil(s.H, perDir);
-  auto fitsWith = [&](int64_t u) {
-    return s.H * s.G * u * 4 <= opts.sharedBytes && s.B * u <= 1024;
-  };
-  int64_t u = std::max<int64_t>(uMin, std::min<int64_t>(s.H, llvm::divideCeil(32, s.B)));
-  if (!fitsWith(u))
-    u = uMin;
-  // One block per direction when a direction's whole recurrent matrix fits
-  // its shared memory: the steps then need only the block's own barrier,
-  // not the grid barrier over global atomics (most of a step's time on an
-  // H100 at H = 64).
-  int64_t stateBytes = (s.twoPhase() ? 3 : 2) * s.B * s.H * 4;
-  if (fitsWith(s.H) && s.H * s.G * s.H * 4 + stateBytes <= opts.sharedBytes)
-    u = s.H;
-  bool fits = fitsWith(u);
+  // The recurrence kernel: persistent for batch <= 4 when it fits.
+  int64_t u = 0;
+  std::string whyNot;
+  if (opts.mapping == Mapping::GPU) {
+    // Split-K: one block per direction when everything fits its shared
+    // memory (no grid barrier), else as many blocks as may be co-resident
+    // (the less each block's step takes), fewer only where a unit per
+    // block would leave blocks idle.
+    auto fitsWith = [&](int64_t units) {
+      PersistGeometry g = persistGeometry(s, units);
+      return g.sharedFloats * 4 <= opts.sharedBytes && s.B * units <= 1024 &&
+             s.D * g.nbd <= opts.maxBlocks;
+    };
+    int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
+    u = fitsWith(s.H) ? s.H : llvm::divideCeil(s.H, std::min(perDir, s.H));
+    if (opts.unitsPerBlock > 0)
+      u = std::min(opts.unitsPerBlock, s.H);
+    if (!fitsWith(u)) {
+      PersistGeometry g = persistGeometry(s, u);
+      whyNot = (Twine(s.D) + " x " + Twine(g.nbd) + " blocks of " + Twine(u) +
+                " units need " + Twine(g.sharedFloats * 4) +
+                " bytes of shared memory each (at most " + Twine(opts.sharedBytes) +
+                "), " + Twine(s.B * u) + " epilogue threads (at most 1024) and " +
+                Twine(s.D * g.nbd) + " co-resident blocks (at most " +
+                Twine(opts.maxBlocks) + ")")
+                   .str();
+    }
+  } else {
+    // The CPU-mapped twin keeps the one-thread-per-unit design: U units per
+    // block, as few as keep the grid within maxBlocks, but at least a warp
+    // of threads (B * U >= 32) when that fits too.
+    int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
+    int64_t uMin = llvm::divideCeil(s.H, perDir);
+    auto fitsWith = [&](int64_t units) {
+      return s.H * s.G * units * 4 <= opts.sharedBytes && s.B * units <= 1024;
+    };
+    u = std::max<int64_t>(uMin, std::min<int64_t>(s.H, llvm::divideCeil(32, s.B)));
+    if (!fitsWith(u))
+      u = uMin;
+    int64_t stateBytes = (s.twoPhase() ? 3 : 2) * s.B * s.H * 4;
+    if (fitsWith(s.H) && s.H * s.G * s.H * 4 + stateBytes <= opts.sharedBytes)
+      u = s.H;
+    if (!fitsWith(u))
+      whyNot = (Twine(s.D) + " x " + Twine(llvm::divideCeil(s.H, u)) +
+                " blocks of " + Twine(u) + " units need " +
+                Twine(s.H * s.G * u * 4) + " bytes of shared memory each (at most " +
+                Twine(opts.sharedBytes) + ") and " + Twine(s.B * u) +
+                " threads (at most 1024)")
+                   .str();
+  }
+  bool fits = whyNot.empty();
   bool persistent = opts.design == "persistent" ||
                     (opts.design == "auto" && s.B <= 4 && fits);
   if (persistent && !fits)
-    return fail("the persistent kernel does not fit: " + Twine(s.D) + " x " +
-                Twine(llvm::divideCeil(s.H, u)) + " blocks of " + Twine(u) +
-                " units need " + Twine(s.H * s.G * u * 4) +
-                " bytes of shared memory each (at most " + Twine(opts.sharedBytes) +
-                ") and " + Twine(s.B * u) + " threads (at most 1024)");
+    return fail("the persistent kernel does not fit: " + whyNot);
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
   auto h0 = rnn::castToLayerType(b, op.getH0(), {s.D, s.B, s.H},
@@ -973,6 +1202,10 @@ int64_t lstm_opt::gpu_kernels::chipSharedBytes(llvm::StringRef chip) {
   return chip.starts_with("sm_9") ? 227 * 1024 : 163 * 1024;
 }
 
+int64_t lstm_opt::gpu_kernels::chipMaxBlocks(llvm::StringRef chip) {
+  return chip.starts_with("sm_9") ? 132 : 108;
+}
+
 namespace {
 
 struct ConvertRNNToGPUPass
@@ -995,6 +1228,7 @@ struct ConvertRNNToGPUPass
     opts.design = design;
     opts.maxBlocks = std::max<int64_t>(1, maxCoResidentBlocks);
     opts.sharedBytes = std::max<int64_t>(1, sharedBytes);
+    opts.unitsPerBlock = std::max<int64_t>(0, unitsPerBlock);
     SmallVector<rnn::SequenceOp> layers;
     module.walk([&](rnn::SequenceOp op) { layers.push_back(op); });
     for (rnn::SequenceOp op : layers)

@@ -200,9 +200,35 @@ LSTM_OPT_GPU_EXPORT void mgpuLaunchKernel(CUfunction function, intptr_t gridX,
                                 smem),
              nameOf(function)))
     return;
+  // The persistent kernels' blocks wait for each other (a grid barrier per
+  // step): launched cooperatively, so that a grid this GPU cannot hold at
+  // once is refused instead of hanging.
+  std::string name = nameOf(function);
+  if (name.find("_persist") != std::string::npos && !extra) {
+    CUresult r = cuLaunchCooperativeKernel(function, gridX, gridY, gridZ, blockX,
+                                           blockY, blockZ, smem, stream, params);
+    if (r == CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE) {
+      CUdevice device;
+      int sms = 0;
+      if (cuCtxGetDevice(&device) == CUDA_SUCCESS)
+        cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+      std::string msg =
+          "lstm-opt GPU runtime: the persistent kernel '" + name + "' needs " +
+          std::to_string(gridX * gridY * gridZ) +
+          " blocks resident at once and this GPU holds fewer (" +
+          std::to_string(sms) +
+          " SMs): compile with --gpu-design=step, or for this GPU's --gpu-chip";
+      fprintf(stderr, "%s\n", msg.c_str());
+      std::lock_guard<std::mutex> lock(state().mutex);
+      state().lastError = msg;
+      return;
+    }
+    check(r, "cuLaunchCooperativeKernel", name);
+    return;
+  }
   CHECK(cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ,
                        smem, stream, params, extra),
-        nameOf(function));
+        name);
 }
 
 LSTM_OPT_GPU_EXPORT CUstream mgpuStreamCreate() {

@@ -436,6 +436,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.gpuKernelsOnCPU = options.gpuKernelsOnCPU;
   p.gpuKernels = options.gpuKernels;
   p.gpuDesign = options.gpuKernelsDesign;
+  p.gpuUnitsPerBlock = options.gpuUnitsPerBlock;
   p.gpuChip = options.gpuChip;
   p.gpuBinaryFormat = options.gpuBinaryFormat;
 }

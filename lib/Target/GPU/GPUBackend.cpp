@@ -38,6 +38,7 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
   GPUPipelineOptions host;
   host.recognize = options.recognize;
   host.design = options.design;
+  host.unitsPerBlock = options.unitsPerBlock;
   host.chip = options.chip;
   buildGPUPipeline(pm, host);
   if (failed(pm.run(module)))

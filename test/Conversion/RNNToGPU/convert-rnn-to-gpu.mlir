@@ -1,73 +1,93 @@
 // RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-gpu=mapping=cpu --split-input-file | FileCheck %s --check-prefix=CPU
-// RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=448" --split-input-file | FileCheck %s --check-prefix=GRID
+// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2" --split-input-file | FileCheck %s --check-prefix=GRID
 // RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=232448" --split-input-file | FileCheck %s --check-prefix=DYN
 
-// Batch 2: the persistent kernel. The whole recurrent matrix (H * G * H =
-// 7 * 4 * 7 floats) fits a block's shared memory: one block of 2 x 7
-// threads, and a step ends with the block's barrier alone (no grid barrier,
-// no counter).
+// Batch 2: the persistent kernel. The whole recurrent matrix (G * H rows of
+// H = 7, each padded to a stride of 8 floats), the state (h double-buffered,
+// 2 x 2 x 7) and the sums (2 x 28) fit a block's shared memory: one block of
+// 128 threads (one per dot product, 56 of them; H < 16: one lane each), and a
+// step ends with the block's barrier alone (no grid barrier, no counter).
+// The launch asks for (224 + 28 + 56) * 4 bytes of dynamic shared memory.
 // CHECK-LABEL: func.func @lstm(
 // CHECK:   call @__lstm_opt_gpu_layer(
 // CHECK-LABEL: func.func private @__lstm_opt_gpu_layer(
 // CHECK-SAME: %[[X:.*]]: memref<10x3xf32>, %[[H0:.*]]: memref<1x2x7xf32>, %[[C0:.*]]: memref<1x2x7xf32>, %[[Y:.*]]: memref<5x1x2x7xf32>, %[[HN:.*]]: memref<1x2x7xf32>, %[[CN:.*]]: memref<1x2x7xf32>)
 // CHECK:   %[[DX:.*]] = gpu.alloc () : memref<10x3xf32>
 // CHECK:   gpu.memcpy %[[DX]], %[[X]]
-// CHECK:   memref.get_global @__lstm_opt_gpu_layer_Rt : memref<196xf32>
+// The recurrent weights as they are ([D][G][H][K]), not transposed.
+// CHECK:   memref.get_global @__lstm_opt_gpu_layer_R : memref<196xf32>
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_init blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}})
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_proj
 // CHECK-NOT: gpu.memset
 // CHECK-NOT: scf.for
-// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist {{.*}} args({{.*}} : memref<5x1x2x7xf32>){{$}}
+// CHECK:   %[[SMEM:.*]] = arith.constant 1232 : i32
+// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c1{{.*}}) threads in (%c128{{.*}}) dynamic_shared_memory_size %[[SMEM]] args({{.*}} : memref<5x1x2x7xf32>){{$}}
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_final
 // CHECK:   gpu.memcpy %[[Y]], %{{.*}} : memref<5x1x2x7xf32>, memref<5x1x2x7xf32>
 // CHECK:   gpu.dealloc
 // CHECK: gpu.module @__lstm_opt_kernels
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_init({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_proj(
-// CHECK:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) workgroup(%[[SH:.*]] : memref<196xf32, #gpu.address_space<workgroup>>, %[[ST:.*]] : memref<28xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 14, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// CHECK:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // CHECK:     gpu.block_id x
 // CHECK:     gpu.thread_id x
-// The weight slice into shared memory, once; so is the initial state (the
-// block's copy of h, double-buffered: 2 x 2 x 7 floats).
+// CHECK:     %[[RAW:.*]] = gpu.dynamic_shared_memory
+// CHECK:     %[[WS:.*]] = memref.view %[[RAW]][%{{.*}}][] : {{.*}} to memref<224xf32, #gpu.address_space<workgroup>>
+// CHECK:     %[[ST:.*]] = memref.view %[[RAW]][%{{.*}}][] : {{.*}} to memref<28xf32, #gpu.address_space<workgroup>>
+// CHECK:     %[[PRE:.*]] = memref.view %[[RAW]][%{{.*}}][] : {{.*}} to memref<56xf32, #gpu.address_space<workgroup>>
+// The weight rows into shared memory, once; so is the initial state.
 // CHECK:     scf.for
-// CHECK:       memref.store %{{.*}}, %[[SH]]
+// CHECK:       memref.store %{{.*}}, %[[WS]]
 // CHECK:     scf.for
 // CHECK:       memref.store %{{.*}}, %[[ST]]
 // CHECK:     gpu.barrier
-// The time loop inside the kernel: the cell (h from the block's copy, the
-// weights from the slice; the new h to global memory and to the copy), then
+// The time loop inside the kernel: each thread's dot product (the weights
+// and h from shared memory) into the sums, the block's barrier, the
+// epilogue threads' cell (the new h to global memory and to the state),
 // the block's barrier.
 // CHECK:     scf.for %[[S:.*]] = %{{.*}} to %c5
-// CHECK:       scf.if
+// CHECK:       scf.for
+// CHECK:         memref.load %[[WS]]
 // CHECK:         memref.load %[[ST]]
-// CHECK:         memref.load %[[SH]]
 // CHECK:         math.fma
+// CHECK:       memref.store %{{.*}}, %[[PRE]]
+// CHECK:       gpu.barrier
+// CHECK:       scf.if
+// CHECK:         memref.load %[[PRE]]
 // CHECK:         math.tanh
 // CHECK:         memref.store %{{.*}}, %[[ST]]
 // CHECK:       gpu.barrier
-// CHECK-NOT:   memref.atomic_rmw
+// CHECK-NOT:   llvm.atomicrmw
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_final(
 
-// With room for one unit's weights per block (shared-bytes=448: 7 * 4 * 4
-// floats), 7 blocks of one unit share the steps through the grid barrier: a
-// counter zeroed before the launch, and after each step an arrival and a
-// wait on it between two fences.
+// With 2 units per block, 4 blocks share the steps: h is refilled from
+// global memory each step, and after it the grid barrier on the direction's
+// counter (zeroed before the launch): the block's writes released at GPU
+// scope, an arrival, a spin on relaxed loads (no read-modify-write while
+// waiting), an acquiring fence.
 // GRID-LABEL: func.func private @__lstm_opt_gpu_layer(
 // GRID:   %[[CTR:.*]] = gpu.alloc () : memref<1xi32>
 // GRID:   gpu.memset %[[CTR]], %{{.*}} : memref<1xi32>, i32
-// GRID:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist {{.*}} args({{.*}}, %[[CTR]] : memref<1xi32>)
-// GRID:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) workgroup(%{{.*}} : memref<28xf32, #gpu.address_space<workgroup>>) kernel attributes {known_block_size = array<i32: 2, 1, 1>, known_grid_size = array<i32: 7, 1, 1>}
+// GRID:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c4{{.*}}) {{.*}} args({{.*}}, %[[CTR]] : memref<1xi32>)
+// GRID:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>}
+// GRID:     memref.view {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// GRID:     memref.view {{.*}} to memref<14xf32, #gpu.address_space<workgroup>>
+// GRID:     memref.extract_aligned_pointer_as_index
+// GRID:     llvm.inttoptr
 // GRID:     scf.for %{{.*}} = %{{.*}} to %c5
+// GRID:       scf.for
+// GRID:         memref.load %{{.*}} : memref<2x1x2x7xf32>
+// GRID:       gpu.barrier
 // GRID:       math.fma
 // GRID:       gpu.barrier
 // GRID:       scf.if
-// GRID:         llvm.fence acq_rel
-// GRID:         memref.atomic_rmw addi
+// GRID:         llvm.fence syncscope("device") release
+// GRID:         llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
 // GRID:         scf.while
-// GRID:           memref.atomic_rmw addi
+// GRID:           llvm.load %{{.*}} atomic syncscope("device") monotonic
 // GRID:           arith.cmpi slt
-// GRID:         llvm.fence acq_rel
+// GRID:         llvm.fence syncscope("device") acquire
 // GRID:       gpu.barrier
 
 // The same bodies in scf.parallel loops: the shared memory is a [blocks][slice]
@@ -131,22 +151,27 @@ func.func @gru(%x: tensor<4x8x3xf32>) -> tensor<4x2x8x5xf32> {
 
 // -----
 
-// H = 64: the recurrent matrix (64 * 4 * 64 floats, 64 KiB) is past the 48
-// KiB of static shared memory. With shared-bytes for an sm_90 (227 KiB,
-// what --gpu-chip=sm_90 sets) it is still one block, the matrix in dynamic
-// shared memory, with the block's copy of h after it (2 x 64 floats): the
-// launch asks for 65536 + 512 bytes.
+// H = 64: the recurrent rows (256 of 64, at a stride of 72), the state and
+// the sums take 75264 bytes, past the 48 KiB of static shared memory. With
+// shared-bytes for an sm_90 (227 KiB, what --gpu-chip=sm_90 sets) it is
+// still one block (1024 threads: 256 dot products of 8 lanes, two passes),
+// all in dynamic shared memory.
 // DYN-LABEL: func.func @lstm_h64(
-// DYN:   %[[SMEM:.*]] = arith.constant 66048 : i32
-// DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c64, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
-// DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// DYN:   %[[SMEM:.*]] = arith.constant 75264 : i32
+// DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c1024, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 1024, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // DYN:     %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<16384xf32, #gpu.address_space<workgroup>>
+// DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<18432xf32, #gpu.address_space<workgroup>>
 // DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128xf32, #gpu.address_space<workgroup>>
-// DYN-NOT: memref.atomic_rmw
-// Without it (the pass's default, 48 KiB), two blocks and the grid barrier.
+// The 8 lanes of a dot product add their parts up by shuffles.
+// DYN:     gpu.shuffle  xor %{{.*}}, %c4_i32{{.*}}, %c32_i32{{.*}} : f32
+// DYN:     gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : f32
+// DYN:     gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : f32
+// DYN-NOT: llvm.atomicrmw
+// Without it (the pass's default, 48 KiB and 48 blocks), 32 blocks of two
+// units and the grid barrier.
 // CHECK-LABEL: func.func @lstm_h64(
-// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c2{{.*}}
+// CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c32{{.*}}
 func.func @lstm_h64(%x: tensor<2x1x3xf32>) -> tensor<2x1x1x64xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x256x3xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x256x64xf32>

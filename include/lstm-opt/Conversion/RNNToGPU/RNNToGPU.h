@@ -41,6 +41,11 @@ llvm::ArrayRef<llvm::StringRef> chipNames();
 /// The shared memory a block may opt in to on `chip` (bytes; sm_80: 163
 /// KiB, sm_90: 227 KiB): the `shared-bytes` the GPU pipelines set.
 int64_t chipSharedBytes(llvm::StringRef chip);
+/// The blocks the persistent kernel may spread over on `chip`, one per SM
+/// (sm_80: the A100's 108, sm_90: the H100 SXM's and H200's 132): the
+/// `max-blocks` the GPU pipelines set. A GPU with fewer SMs refuses the
+/// launch (cooperative launch) rather than deadlock.
+int64_t chipMaxBlocks(llvm::StringRef chip);
 } // namespace gpu_kernels
 
 } // namespace lstm_opt

@@ -69,6 +69,8 @@ struct CPUOptions {
   bool gpuKernelsOnCPU = false;
   /// Its recurrence kernel: auto, step or persistent (also for gpuKernels).
   std::string gpuKernelsDesign = "auto";
+  /// The persistent kernel's hidden units per block (0: chosen per layer).
+  int64_t gpuUnitsPerBlock = 0;
   /// Run the recurrent layers as generated GPU kernels
   /// (convert-rnn-to-gpu{mapping=gpu}): the gpu.module is lowered with
   /// MLIR's NVVM passes and embedded in the host code as a gpu.binary, the

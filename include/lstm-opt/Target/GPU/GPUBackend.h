@@ -28,6 +28,8 @@ struct GPUOptions {
   bool recognize = true;
   /// convert-rnn-to-gpu's `design`: auto, step or persistent.
   std::string design = "auto";
+  /// The persistent kernel's hidden units per block (0: chosen per layer).
+  int64_t unitsPerBlock = 0;
 };
 
 /// Runs the GPU host pipeline (lstm_opt::buildGPUPipeline) on `module` (which then holds the host functions
