@@ -77,6 +77,8 @@ VARIANTS = {
     "cudnn-persist": ["--target=cudnn", "--cudnn-algo=persist-static"],
     "gpu-step": ["--target=gpu", "--gpu-design=step"],
     "gpu-persistent": ["--target=gpu", "--gpu-design=persistent"],
+    "gpu-persistent-barrier": ["--target=gpu", "--gpu-design=persistent",
+                               "--gpu-grid-sync=barrier"],
 }
 TOL = {"f32": 1e-4, "f16": 2e-2}
 
@@ -145,10 +147,11 @@ def build(args):
 
 
 def select(sizes):
-    if sizes == "goal":
-        return list(GOAL_SIZES)
-    names = [s for s in sizes.split(",") if s] if sizes else \
-        [k for k in SIZES if k not in GOAL_SIZES]
+    """Names from a comma-separated list ("goal": the goal sizes); empty:
+    every size but the goal sizes."""
+    names = []
+    for s in sizes.split(",") if sizes else [k for k in SIZES if k not in GOAL_SIZES]:
+        names += list(GOAL_SIZES) if s == "goal" else [s] if s else []
     for s in names:
         if s not in SIZES:
             sys.exit("gpu_vs_torch: unknown size '%s' (%s)" % (s, ", ".join(SIZES)))

@@ -22,7 +22,8 @@ Variants:
     gpu-step        --target=gpu --gpu-design=step
     gpu-persistent  --target=gpu --gpu-design=persistent
     gpu-persistent-grid  the same, 2 hidden units per block (--gpu-units-per-block=2):
-                    several blocks per direction and the grid barrier
+                    several blocks per direction exchanging h as (value, step) words
+    gpu-persistent-barrier  the same with --gpu-grid-sync=barrier (a grid barrier per step)
 
 Next to them: lib/ (libLstmOptCUDNNRuntime.so, libLstmOptGPURuntime.so and the
 CUDA runtime libcudart.so.13 they were linked against), lstm_opt_runtime.py
@@ -61,6 +62,9 @@ VARIANTS = {
     # h through global memory) even where one block would hold the layer.
     "gpu-persistent-grid": (["--target=gpu", "--gpu-design=persistent",
                              "--gpu-units-per-block=2"], "cuda", 1e-4),
+    "gpu-persistent-barrier": (["--target=gpu", "--gpu-design=persistent",
+                                "--gpu-units-per-block=2", "--gpu-grid-sync=barrier"],
+                               "cuda", 1e-4),
 }
 LIMIT_BYTES = 60 << 20
 

@@ -81,13 +81,15 @@ void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
 /// may keep a whole weight matrix there.
 static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
                                                    StringRef design,
-                                                   int64_t unitsPerBlock) {
+                                                   int64_t unitsPerBlock,
+                                                   StringRef gridSync) {
   ConvertRNNToGPUPassOptions gpu;
   gpu.mapping = "gpu";
   gpu.design = design.str();
   gpu.sharedBytes = gpu_kernels::chipSharedBytes(chip);
   gpu.maxCoResidentBlocks = gpu_kernels::chipMaxBlocks(chip);
   gpu.unitsPerBlock = unitsPerBlock;
+  gpu.gridSync = gridSync.str();
   return gpu;
 }
 
@@ -114,7 +116,7 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     // ... run on the whole module).
     pm.addPass(createConvertRNNToGPUPass(
         gpuKernelOptions(options.gpuChip, options.gpuDesign,
-                         options.gpuUnitsPerBlock)));
+                         options.gpuUnitsPerBlock, options.gpuGridSync)));
     GPUKernelsOptions kernels;
     kernels.chip = options.gpuChip;
     kernels.format = options.gpuBinaryFormat;
@@ -204,7 +206,7 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
     buildRecognitionPipeline(pm, /*importQuantized=*/true);
   pm.addPass(
       createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design,
-                                                 options.unitsPerBlock)));
+                                                 options.unitsPerBlock, options.gridSync)));
 }
 
 void lstm_opt::registerPipelines() {

@@ -81,7 +81,13 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                                 "persistent kernel (default 0: one block per "
                                 "direction where the layer fits one, else as "
                                 "many blocks as the chip has SMs)"),
-                       cl::init(0), cl::cat(category)) {
+                       cl::init(0), cl::cat(category)),
+      gpuGridSync("gpu-grid-sync",
+                  cl::desc("GPU kernels: how the blocks of the persistent "
+                           "kernel hand h to each other: flags (default: "
+                           "each value with its step in one 64-bit word) or "
+                           "barrier (a grid barrier per step)"),
+                  cl::init("flags"), cl::cat(category)) {
   (void)freedThreads;
 }
 
@@ -161,5 +167,8 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
     return llvm::createStringError("--gpu-units-per-block takes 0 or more, not " +
                                    std::to_string(gpuUnitsPerBlock));
   o.gpuUnitsPerBlock = gpuUnitsPerBlock;
+  if (llvm::Error e = oneOf("gpu-grid-sync", gpuGridSync, {"flags", "barrier"}))
+    return e;
+  o.gpuGridSync = gpuGridSync;
   return llvm::Error::success();
 }

@@ -482,6 +482,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     gpuOptions.chip = cpuOptions.gpuChip;
     gpuOptions.design = cpuOptions.gpuKernelsDesign;
     gpuOptions.unitsPerBlock = cpuOptions.gpuUnitsPerBlock;
+    gpuOptions.gridSync = cpuOptions.gpuGridSync;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))

@@ -203,6 +203,11 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     Option<"maxCoResidentBlocks", "max-blocks", "int64_t", /*default=*/"48",
            "Largest grid the persistent kernel may use: blocks assumed "
            "co-resident (one per SM)">,
+    Option<"gridSync", "grid-sync", "std::string", /*default=*/"\"flags\"",
+           "How the blocks of a persistent kernel hand h to each other: flags "
+           "(each value written with its step in one 64-bit word, read until "
+           "the step matches) or barrier (a grid barrier on a global counter, "
+           "then plain loads)">,
     Option<"unitsPerBlock", "units-per-block", "int64_t", /*default=*/"0",
            "Hidden units per block of the persistent kernel (0: one block per "
            "direction when it fits, else as many blocks as max-blocks allows)">,

@@ -127,6 +127,11 @@ struct CPUPipelineOptions
       llvm::cl::desc("The persistent GPU kernel's hidden units per block (0: "
                      "chosen per layer)"),
       llvm::cl::init(0)};
+  Option<std::string> gpuGridSync{
+      *this, "gpu-grid-sync",
+      llvm::cl::desc("The persistent GPU kernel's exchange between blocks: "
+                     "flags or barrier"),
+      llvm::cl::init("flags")};
   Option<std::string> gpuBinaryFormat{
       *this, "gpu-binary-format",
       llvm::cl::desc("The kernels' gpu.binary: fatbin, bin or isa"),
@@ -167,6 +172,11 @@ struct GPUPipelineOptions
       llvm::cl::desc("The persistent kernel's hidden units per block (0: "
                      "chosen per layer)"),
       llvm::cl::init(0)};
+  Option<std::string> gridSync{
+      *this, "grid-sync",
+      llvm::cl::desc("The persistent kernel's exchange between blocks: flags "
+                     "or barrier"),
+      llvm::cl::init("flags")};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU the kernels are for (sm_80, sm_90): its shared "

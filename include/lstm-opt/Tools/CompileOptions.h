@@ -67,6 +67,7 @@ private:
   llvm::cl::opt<std::string> gpuChip;
   llvm::cl::opt<std::string> gpuDesign;
   llvm::cl::opt<int64_t> gpuUnitsPerBlock;
+  llvm::cl::opt<std::string> gpuGridSync;
 };
 
 } // namespace lstm_opt

@@ -46,6 +46,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cstring>
+
 namespace lstm_opt {
 #define GEN_PASS_DEF_CONVERTRNNTOGPUPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
@@ -117,8 +119,13 @@ PersistGeometry persistGeometry(const LayerSpec &s, int64_t U) {
   // a stride of Kp + L puts them in different banks.
   g.S = g.Kp + (g.L < 32 ? g.L : 0);
   g.rows = s.G * U;
-  int64_t items = s.B * (s.twoPhase() ? 2 * U : g.rows);
-  g.NT = std::clamp<int64_t>(llvm::alignTo(std::max(items * g.L, s.B * U), 32), 128, 1024);
+  // An item is one gate row against every batch row (the weight loaded once
+  // for all of them); a group takes about four items, so that the h values
+  // a lane loads serve four rows too (shared-memory traffic, not the FMAs,
+  // bounds a step).
+  int64_t items = s.twoPhase() ? 2 * U : g.rows;
+  g.NT = std::clamp<int64_t>(
+      llvm::alignTo(std::max<int64_t>(llvm::divideCeil(items, 4) * g.L, s.B * U), 32), 128, 1024);
   g.groups = g.NT / g.L;
   g.stateN = (g.oneBlock ? (s.twoPhase() ? 3 : 2) : 1) * s.B * g.Kp;
   g.sharedFloats = g.rows * g.S + g.stateN + s.B * g.rows;
@@ -134,9 +141,11 @@ using KernelBody =
 class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
-               Mapping mapping, bool persistent, int64_t unitsPerBlock)
+               Mapping mapping, bool persistent, int64_t unitsPerBlock,
+               bool flagSync)
       : module(module), symbols(module), s(spec), name(name.str()),
-        mapping(mapping), persistent(persistent), U(unitsPerBlock) {}
+        mapping(mapping), persistent(persistent), U(unitsPerBlock),
+        flagSync(flagSync) {}
 
   func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
                     ArrayRef<float> br);
@@ -198,9 +207,12 @@ private:
   CellInputs cellLoads(ImplicitLocOpBuilder &b, ValueRange ops, Value step,
                        Value d, Value bi, Value j, int phase,
                        const SharedState *hs);
+  /// `published`, when given, receives what other blocks read next: the
+  /// new h (phases 0 and 2) or r*h (phase 1).
   void cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
                     const CellInputs &in, Value d, Value bi, Value j, int phase,
-                    ValueRange acc, const SharedState *hs);
+                    ValueRange acc, const SharedState *hs,
+                    Value *published = nullptr);
 
   ModuleOp module;
   SymbolTable symbols;
@@ -209,9 +221,12 @@ private:
   Mapping mapping;
   bool persistent;
   int64_t U;
+  /// The split-K kernel's blocks exchange h as (value, step) words instead
+  /// of through a grid barrier.
+  bool flagSync;
   SmallVector<Value> deviceBuffers;
   /// Positions of the buffers in the kernels' operand list.
-  enum Op { X, Wt, Bias, Rt, Rk, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, NumOps };
+  enum Op { X, Wt, Bias, Rt, Rk, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, Xch, NumOps };
 };
 
 Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
@@ -219,7 +234,61 @@ Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
   std::string sym = uniqueSymbol(symbols, name + "_" + suffix.str());
   Value shaped = rnn::emitShapedGlobal(b, module, sym, shape, values);
   symbols.insert(module.lookupSymbol(sym));
-  return toDevice(b, shaped);
+  if (mapping == Mapping::CPU)
+    return shaped;
+  // On the GPU: the runtime's device copy of the constant, uploaded at the
+  // first call and kept (lstm_opt_gpu_constant), as a memref on the device
+  // pointer it returns.
+  auto type = cast<MemRefType>(shaped.getType());
+  uint64_t hash = 1469598103934665603ull; // FNV-1a over the values' bits
+  for (float v : values) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    for (int i = 0; i < 4; ++i) {
+      hash ^= (bits >> (8 * i)) & 0xff;
+      hash *= 1099511628211ull;
+    }
+  }
+  auto i64 = b.getI64Type();
+  auto callee = module.lookupSymbol<func::FuncOp>("lstm_opt_gpu_constant");
+  if (!callee) {
+    OpBuilder mb(module.getBodyRegion());
+    mb.setInsertionPointToStart(module.getBody());
+    callee = func::FuncOp::create(mb, module.getLoc(), "lstm_opt_gpu_constant",
+                                  FunctionType::get(ctx(), {i64, i64, i64}, {i64}));
+    callee.setPrivate();
+    symbols.insert(callee);
+  }
+  Value host = arith::IndexCastOp::create(
+      b, i64, memref::ExtractAlignedPointerAsIndexOp::create(b, shaped));
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, b.getI64IntegerAttr(v)).getResult();
+  };
+  Value dev = func::CallOp::create(
+                  b, callee,
+                  ValueRange{host, c64(type.getNumElements() * 4), c64(int64_t(hash))})
+                  .getResult(0);
+  // The memref descriptor (allocated and aligned pointer, offset 0, sizes,
+  // row-major strides), cast to the memref type: the memref-to-LLVM
+  // conversion folds the cast away.
+  auto ptrType = LLVM::LLVMPointerType::get(ctx());
+  int64_t rank = type.getRank();
+  auto arr = LLVM::LLVMArrayType::get(i64, rank);
+  auto descType = LLVM::LLVMStructType::getLiteral(ctx(), {ptrType, ptrType, i64, arr, arr});
+  Value ptr = LLVM::IntToPtrOp::create(b, ptrType, dev);
+  Value desc = LLVM::UndefOp::create(b, descType);
+  desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, desc, ptr, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, desc, c64(0), ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(b, desc, c64(type.getDimSize(d)),
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, desc, c64(stride), ArrayRef<int64_t>{4, d});
+    stride *= type.getDimSize(d);
+  }
+  return UnrealizedConversionCastOp::create(b, TypeRange{type}, ValueRange{desc})
+      .getResult(0);
 }
 
 Value LayerEmitter::deviceAlloc(ImplicitLocOpBuilder &b, MemRefType type) {
@@ -392,11 +461,13 @@ void LayerEmitter::cellBody(
 void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
                                 const CellInputs &in, Value d, Value bi,
                                 Value j, int phase, ValueRange acc,
-                                const SharedState *hs) {
+                                const SharedState *hs, Value *published) {
   auto pre = [&](int64_t g, Value a) -> Value {
     return arith::AddFOp::create(b, a, in.pOf[g]);
   };
   auto finish = [&](Value hNew) {
+    if (published)
+      *published = hNew;
     memref::StoreOp::create(b, hNew, ops[Hb], ValueRange{in.nxt, d, bi, j});
     memref::StoreOp::create(b, hNew, ops[Y], ValueRange{in.t, d, bi, j});
     if (hs)
@@ -417,6 +488,8 @@ void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
     memref::StoreOp::create(b, rh, ops[RHb], ValueRange{d, bi, j});
     if (hs)
       hs->store(b, rh, true);
+    if (published)
+      *published = rh;
     return;
   }
   if (phase == 2) {
@@ -750,7 +823,16 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                     Kp = pg.Kp, S = pg.S, rows = pg.rows;
       const bool oneBlock = pg.oneBlock;
       SmallVector<Op> pops = {Rk, Brn, P, Hb, Cb, Zb, RHb, Y};
-      if (!oneBlock) {
+      // The words h (slots 0, 1) and the GRU's r*h (slot 2) are exchanged
+      // in: [slot][D][B][H] x (value, step) as 2 x i32, zeroed before the
+      // launch (no step is 0).
+      const int64_t slots = s.twoPhase() ? 3 : 2;
+      if (!oneBlock && flagSync) {
+        ops[Xch] = deviceAlloc(b, mem({slots * D * B * H * 2}, b.getI32Type()));
+        gpu::MemsetOp::create(b, Type(), ValueRange{}, ops[Xch],
+                              arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+        pops.push_back(Xch);
+      } else if (!oneBlock) {
         ops[Ctr] = deviceAlloc(b, mem({D}, b.getI32Type()));
         gpu::MemsetOp::create(b, Type(), ValueRange{}, ops[Ctr],
                               arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
@@ -862,7 +944,36 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
 
         // The grid barrier's counter of this direction, as an LLVM pointer.
         Value ctrPtr;
-        if (!oneBlock) {
+        // The exchange words' base address, and the address of word
+        // (slot, b, k) of this direction.
+        Value xchBase;
+        if (v[Xch])
+          xchBase = arith::IndexCastOp::create(
+              kb, kb.getI64Type(), memref::ExtractAlignedPointerAsIndexOp::create(kb, v[Xch]));
+        auto wordPtr = [&](ImplicitLocOpBuilder &wb, Value slot, Value bb, Value k) -> Value {
+          Value w = arith::AddIOp::create(
+              wb,
+              arith::MulIOp::create(
+                  wb,
+                  arith::AddIOp::create(
+                      wb,
+                      arith::MulIOp::create(
+                          wb, arith::AddIOp::create(wb, arith::MulIOp::create(wb, slot, idx(wb, D)), d),
+                          idx(wb, B)),
+                      bb),
+                  idx(wb, H)),
+              k);
+          Value a = arith::AddIOp::create(
+              wb, xchBase,
+              arith::MulIOp::create(wb, arith::IndexCastOp::create(wb, wb.getI64Type(), w),
+                                    arith::ConstantOp::create(wb, wb.getI64IntegerAttr(8))));
+          return LLVM::IntToPtrOp::create(wb, LLVM::LLVMPointerType::get(ctx()), a);
+        };
+        auto i32Of = [&](ImplicitLocOpBuilder &wb, Value step, int64_t plus) -> Value {
+          return arith::IndexCastOp::create(wb, wb.getI32Type(),
+                                            arith::AddIOp::create(wb, step, idx(wb, plus)));
+        };
+        if (!oneBlock && !flagSync) {
           Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, v[Ctr]);
           Value addr = arith::IndexCastOp::create(
               kb, kb.getI64Type(),
@@ -890,80 +1001,163 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             // The phase's source vector in st: one block: h (slot step % 2)
             // or r*h (slot 2); else slot 0, filled from global memory.
             Value srcSlot = oneBlock ? (phase == 2 ? idx(sb, 2) : cur) : idx(sb, 0);
-            if (!oneBlock) {
-              fillState(sb, B * Kp, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+            auto fillFromGlobal = [&](ImplicitLocOpBuilder &fb) {
+              fillState(fb, B * Kp, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
                 if (phase == 2)
                   return memref::LoadOp::create(lb, v[RHb], ValueRange{d, bb, k});
                 return memref::LoadOp::create(lb, v[Hb], ValueRange{cur, d, bb, k});
               });
-              gpu::BarrierOp::create(sb);
+            };
+            // Tagged words: the source vector of step s is in slot s % 2
+            // with tag s (r*h: slot 2, tag s + 1); each thread loads all of
+            // its words at once and reloads them until every tag matches.
+            // Step 0 reads h0 as the init kernel left it.
+            auto fillFromWords = [&](ImplicitLocOpBuilder &fb) {
+              const int64_t n = B * Kp, E = llvm::divideCeil(n, NT);
+              Value slot = phase == 2 ? idx(fb, 2) : cur;
+              Value tag = i32Of(fb, step, phase == 2 ? 1 : 0);
+              SmallVector<Value> valid, inH, ptrs;
+              SmallVector<Type> i64s(E, fb.getI64Type());
+              for (int64_t i = 0; i < E; ++i) {
+                Value e = arith::AddIOp::create(fb, tid, idx(fb, i * NT));
+                valid.push_back(arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, e, idx(fb, n)));
+                auto bk = delinearize(fb, minI(fb, e, n - 1), {B, Kp});
+                inH.push_back(arith::AndIOp::create(
+                    fb, valid.back(),
+                    arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, bk[1], idx(fb, H))));
+                ptrs.push_back(wordPtr(fb, slot, bk[0], minI(fb, bk[1], H - 1)));
+              }
+              auto wait = scf::WhileOp::create(
+                  fb, i64s, ValueRange{},
+                  [&](OpBuilder &wob, Location wl, ValueRange) {
+                    ImplicitLocOpBuilder wb(wl, wob);
+                    SmallVector<Value> words;
+                    for (int64_t i = 0; i < E; ++i)
+                      words.push_back(LLVM::LoadOp::create(
+                          wb, wb.getI64Type(), ptrs[i], /*alignment=*/8, /*isVolatile=*/false,
+                          /*isNonTemporal=*/false, /*isInvariant=*/false,
+                          /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic,
+                          "device"));
+                    Value pending = arith::ConstantOp::create(wb, wb.getBoolAttr(false));
+                    for (int64_t i = 0; i < E; ++i) {
+                      Value got = arith::TruncIOp::create(
+                          wb, wb.getI32Type(),
+                          arith::ShRUIOp::create(
+                              wb, words[i],
+                              arith::ConstantOp::create(wb, wb.getI64IntegerAttr(32))));
+                      Value late = arith::AndIOp::create(
+                          wb, inH[i], arith::CmpIOp::create(wb, arith::CmpIPredicate::ne, got, tag));
+                      pending = arith::OrIOp::create(wb, pending, late);
+                    }
+                    scf::ConditionOp::create(wb, pending, words);
+                  },
+                  [&](OpBuilder &wob, Location wl, ValueRange) {
+                    scf::YieldOp::create(wob, wl);
+                  });
+              for (int64_t i = 0; i < E; ++i) {
+                scf::IfOp::create(fb, valid[i], [&](OpBuilder &iob, Location il) {
+                  ImplicitLocOpBuilder ib2(il, iob);
+                  Value val = arith::BitcastOp::create(
+                      ib2, ib2.getF32Type(),
+                      arith::TruncIOp::create(ib2, ib2.getI32Type(), wait.getResult(i)));
+                  memref::StoreOp::create(
+                      ib2, arith::SelectOp::create(ib2, inH[i], val, f32(ib2, 0.f)), st,
+                      ValueRange{arith::AddIOp::create(ib2, tid, idx(ib2, i * NT))});
+                  scf::YieldOp::create(ib2);
+                });
+              }
+            };
+            if (!oneBlock && !flagSync)
+              fillFromGlobal(sb);
+            if (!oneBlock && flagSync) {
+              if (phase == 2) {
+                fillFromWords(sb);
+              } else {
+                Value first = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, step, idx(sb, 0));
+                scf::IfOp::create(
+                    sb, first,
+                    [&](OpBuilder &iob, Location il) {
+                      ImplicitLocOpBuilder ib2(il, iob);
+                      fillFromGlobal(ib2);
+                      scf::YieldOp::create(ib2);
+                    },
+                    [&](OpBuilder &iob, Location il) {
+                      ImplicitLocOpBuilder ib2(il, iob);
+                      fillFromWords(ib2);
+                      scf::YieldOp::create(ib2);
+                    });
+              }
             }
-            // The dot products of this phase: item (b, r) for the rows r of
-            // its gates, group gi takes items gi, gi + groups, ... (one
-            // accumulator per pass, all passes in one loop over k).
+            if (!oneBlock)
+              gpu::BarrierOp::create(sb);
+            // The dot products of this phase: item r (a row of its gates)
+            // against every batch row; group gi takes items gi, gi + groups,
+            // ... (B accumulators per pass, all passes in one loop over k).
             const int64_t g0 = phase == 2 ? 2 : 0;
-            const int64_t rowsP = (phase == 1 ? 2 : phase == 2 ? 1 : G) * U;
-            const int64_t items = B * rowsP;
+            const int64_t items = (phase == 1 ? 2 : phase == 2 ? 1 : G) * U;
             const int64_t passes = llvm::divideCeil(items, pg.groups);
-            SmallVector<Value> wBase, hBase, item;
+            SmallVector<Value> wBase, rowOf, item, hBase;
             for (int64_t p = 0; p < passes; ++p) {
               Value it = arith::AddIOp::create(sb, gi, idx(sb, p * pg.groups));
-              Value itc = minI(sb, it, items - 1);
-              Value ib = arith::DivUIOp::create(sb, itc, idx(sb, rowsP));
-              Value r = arith::AddIOp::create(
-                  sb, arith::RemUIOp::create(sb, itc, idx(sb, rowsP)), idx(sb, g0 * U));
+              Value r = arith::AddIOp::create(sb, minI(sb, it, items - 1), idx(sb, g0 * U));
               item.push_back(it);
+              rowOf.push_back(r);
               wBase.push_back(arith::AddIOp::create(
                   sb, arith::MulIOp::create(sb, r, idx(sb, S)), li));
-              hBase.push_back(arith::AddIOp::create(sb, stIndex(sb, srcSlot, ib, idx(sb, 0)), li));
             }
-            SmallVector<Value> init(passes, f32(sb, 0.f));
+            for (int64_t bb = 0; bb < B; ++bb)
+              hBase.push_back(arith::AddIOp::create(
+                  sb, stIndex(sb, srcSlot, idx(sb, bb), idx(sb, 0)), li));
+            SmallVector<Value> init(passes * B, f32(sb, 0.f));
             auto loop = scf::ForOp::create(
                 sb, idx(sb, 0), idx(sb, Kp), idx(sb, L), init,
                 [&](OpBuilder &lob, Location ll, Value k, ValueRange acc) {
                   ImplicitLocOpBuilder lb(ll, lob);
-                  SmallVector<Value> next;
+                  SmallVector<Value> hv, next;
+                  for (int64_t bb = 0; bb < B; ++bb)
+                    hv.push_back(memref::LoadOp::create(
+                        lb, st, ValueRange{arith::AddIOp::create(lb, hBase[bb], k)}));
                   for (int64_t p = 0; p < passes; ++p) {
                     Value wv = memref::LoadOp::create(
                         lb, ws, ValueRange{arith::AddIOp::create(lb, wBase[p], k)});
-                    Value hv = memref::LoadOp::create(
-                        lb, st, ValueRange{arith::AddIOp::create(lb, hBase[p], k)});
-                    next.push_back(math::FmaOp::create(lb, wv, hv, acc[p]));
+                    for (int64_t bb = 0; bb < B; ++bb)
+                      next.push_back(math::FmaOp::create(lb, wv, hv[bb], acc[p * B + bb]));
                   }
                   scf::YieldOp::create(lb, next);
                 });
             // A factor below the trip count keeps the loop (and its results)
             // in place.
-            int64_t trips = Kp / L, factor = std::min<int64_t>(trips - 1, kUnrollK);
+            int64_t trips = Kp / L,
+                    factor = std::min<int64_t>(trips - 1, passes * B >= 8 ? 4 : kUnrollK);
             while (factor > 1 && trips % factor)
               --factor;
             if (factor > 1)
               (void)loopUnrollByFactor(loop, factor);
             Value leader = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, li, idx(sb, 0));
             for (int64_t p = 0; p < passes; ++p) {
-              // Butterfly over the group's L lanes (every lane of the warp
-              // takes part: shfl.sync with the full mask).
-              Value sum = loop.getResult(p);
-              for (int64_t off = L / 2; off >= 1; off /= 2) {
-                auto sh = gpu::ShuffleOp::create(
-                    sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(off)),
-                    arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
-                    gpu::ShuffleMode::XOR);
-                sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
+              SmallVector<Value> sums;
+              for (int64_t bb = 0; bb < B; ++bb) {
+                // Butterfly over the group's L lanes (every lane of the warp
+                // takes part: shfl.sync with the full mask).
+                Value sum = loop.getResult(p * B + bb);
+                for (int64_t off = L / 2; off >= 1; off /= 2) {
+                  auto sh = gpu::ShuffleOp::create(
+                      sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(off)),
+                      arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
+                      gpu::ShuffleMode::XOR);
+                  sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
+                }
+                sums.push_back(sum);
               }
               Value store = arith::AndIOp::create(
                   sb, leader,
                   arith::CmpIOp::create(sb, arith::CmpIPredicate::ult, item[p], idx(sb, items)));
               scf::IfOp::create(sb, store, [&](OpBuilder &iob, Location il) {
                 ImplicitLocOpBuilder ib2(il, iob);
-                Value itc = minI(ib2, item[p], items - 1);
-                Value ib = arith::DivUIOp::create(ib2, itc, idx(ib2, rowsP));
-                Value r = arith::AddIOp::create(
-                    ib2, arith::RemUIOp::create(ib2, itc, idx(ib2, rowsP)), idx(ib2, g0 * U));
-                memref::StoreOp::create(
-                    ib2, sum, pre,
-                    ValueRange{arith::AddIOp::create(
-                        ib2, arith::MulIOp::create(ib2, ib, idx(ib2, rows)), r)});
+                for (int64_t bb = 0; bb < B; ++bb)
+                  memref::StoreOp::create(
+                      ib2, sums[bb], pre,
+                      ValueRange{arith::AddIOp::create(ib2, rowOf[p], idx(ib2, bb * rows))});
                 scf::YieldOp::create(ib2);
               });
             }
@@ -978,9 +1172,31 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                     ValueRange{arith::AddIOp::create(
                         eb, arith::MulIOp::create(eb, bic, idx(eb, rows)),
                         arith::AddIOp::create(eb, jl, idx(eb, g * U)))}));
-              cellEpilogue(eb, v, in, d, bic, jc, phase, acc, hs);
+              Value out;
+              cellEpilogue(eb, v, in, d, bic, jc, phase, acc, hs, &out);
+              if (!oneBlock && flagSync) {
+                // Publish (value, step + 1) as one 64-bit word.
+                Value bits = arith::ExtUIOp::create(
+                    eb, eb.getI64Type(), arith::BitcastOp::create(eb, eb.getI32Type(), out));
+                Value tagged = arith::OrIOp::create(
+                    eb, bits,
+                    arith::ShLIOp::create(
+                        eb, arith::ExtUIOp::create(eb, eb.getI64Type(), i32Of(eb, step, 1)),
+                        arith::ConstantOp::create(eb, eb.getI64IntegerAttr(32))));
+                Value slot = phase == 1 ? idx(eb, 2) : in.nxt;
+                LLVM::StoreOp::create(eb, tagged, wordPtr(eb, slot, bic, jc), /*alignment=*/8,
+                                      /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                      /*isInvariantGroup=*/false,
+                                      LLVM::AtomicOrdering::monotonic, "device");
+              }
               scf::YieldOp::create(eb);
             });
+            if (!oneBlock && flagSync) {
+              // No barrier: the next phase waits for its words (and refills
+              // st only after every thread passed this phase's barrier
+              // before the epilogue).
+              continue;
+            }
             if (oneBlock) {
               // The block's barrier also makes its global writes visible.
               gpu::BarrierOp::create(sb);
@@ -1077,6 +1293,7 @@ struct Options {
   int64_t maxBlocks;
   int64_t sharedBytes;
   int64_t unitsPerBlock;
+  bool flagSync;
 };
 
 /// What the generated kernels run: every layer but one with sequence_lens
@@ -1175,7 +1392,7 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
     return failure();
 
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_gpu_"), opts.mapping,
-                       persistent, u);
+                       persistent, u, opts.flagSync);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
 
   // The call site, as convert-rnn-to-cpu's: tensors through bufferization.
@@ -1229,6 +1446,12 @@ struct ConvertRNNToGPUPass
     opts.maxBlocks = std::max<int64_t>(1, maxCoResidentBlocks);
     opts.sharedBytes = std::max<int64_t>(1, sharedBytes);
     opts.unitsPerBlock = std::max<int64_t>(0, unitsPerBlock);
+    if (gridSync != "flags" && gridSync != "barrier") {
+      module.emitError() << "convert-rnn-to-gpu: grid-sync must be flags or "
+                            "barrier, not '" << gridSync << "'";
+      return signalPassFailure();
+    }
+    opts.flagSync = gridSync == "flags";
     SmallVector<rnn::SequenceOp> layers;
     module.walk([&](rnn::SequenceOp op) { layers.push_back(op); });
     for (rnn::SequenceOp op : layers)

@@ -29,6 +29,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,37 @@ LSTM_OPT_GPU_EXPORT void mgpuEventSynchronize(CUevent event) {
 
 LSTM_OPT_GPU_EXPORT void mgpuEventRecord(CUevent event, CUstream stream) {
   CHECK(cuEventRecord(event, stream));
+}
+
+/// The device copy of a compiled model's constant (its weights, a global of
+/// `bytes` at `host` whose contents hash to `hash` at compile time), uploaded
+/// at its first use and kept for the life of the process: the generated host
+/// code calls this instead of allocating and copying its weights on every
+/// call. The hash is part of the key, so that a library unloaded and another
+/// loaded at the same address never sees the first one's weights. 0 on
+/// failure (the reason in lstm_opt_gpu_last_error()).
+LSTM_OPT_GPU_EXPORT int64_t lstm_opt_gpu_constant(int64_t host, int64_t bytes,
+                                                  int64_t hash) {
+  ScopedContext scope;
+  if (!scope.ok || bytes <= 0 || !host)
+    return 0;
+  static std::mutex mutex;
+  static auto *cache = new std::map<std::tuple<int64_t, int64_t, int64_t>, CUdeviceptr>;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_tuple(host, bytes, hash);
+  auto it = cache->find(key);
+  if (it != cache->end())
+    return static_cast<int64_t>(it->second);
+  CUdeviceptr ptr = 0;
+  if (!CHECK(cuMemAlloc(&ptr, bytes)))
+    return 0;
+  // Synchronous: the copy is complete before any stream can see the pointer.
+  if (!CHECK(cuMemcpyHtoD(ptr, reinterpret_cast<const void *>(host), bytes))) {
+    cuMemFree(ptr);
+    return 0;
+  }
+  (*cache)[key] = ptr;
+  return static_cast<int64_t>(ptr);
 }
 
 LSTM_OPT_GPU_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, CUstream /*stream*/,

@@ -437,6 +437,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.gpuKernels = options.gpuKernels;
   p.gpuDesign = options.gpuKernelsDesign;
   p.gpuUnitsPerBlock = options.gpuUnitsPerBlock;
+  p.gpuGridSync = options.gpuGridSync;
   p.gpuChip = options.gpuChip;
   p.gpuBinaryFormat = options.gpuBinaryFormat;
 }

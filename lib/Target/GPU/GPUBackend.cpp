@@ -39,6 +39,7 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
   host.recognize = options.recognize;
   host.design = options.design;
   host.unitsPerBlock = options.unitsPerBlock;
+  host.gridSync = options.gridSync;
   host.chip = options.chip;
   buildGPUPipeline(pm, host);
   if (failed(pm.run(module)))

@@ -1,6 +1,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-gpu=mapping=cpu --split-input-file | FileCheck %s --check-prefix=CPU
-// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2" --split-input-file | FileCheck %s --check-prefix=GRID
+// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2" --split-input-file | FileCheck %s --check-prefix=FLAGS
+// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2 grid-sync=barrier" --split-input-file | FileCheck %s --check-prefix=GRID
 // RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=232448" --split-input-file | FileCheck %s --check-prefix=DYN
 
 // Batch 2: the persistent kernel. The whole recurrent matrix (G * H rows of
@@ -61,11 +62,37 @@
 // CHECK-NOT:   llvm.atomicrmw
 // CHECK:   gpu.func @__lstm_opt_gpu_layer_final(
 
-// With 2 units per block, 4 blocks share the steps: h is refilled from
-// global memory each step, and after it the grid barrier on the direction's
-// counter (zeroed before the launch): the block's writes released at GPU
-// scope, an arrival, a spin on relaxed loads (no read-modify-write while
-// waiting), an acquiring fence.
+// With 2 units per block, 4 blocks share the steps. By default each new h is
+// published as one 64-bit word (its bits, the step it is for) in a buffer
+// zeroed before the launch; a block refills its copy of h from those words
+// (at step 0, from h0), reloading them until every step tag matches, and
+// needs no barrier with the other blocks.
+// FLAGS-LABEL: func.func private @__lstm_opt_gpu_layer(
+// FLAGS:   %[[XCH:.*]] = gpu.alloc () : memref<56xi32>
+// FLAGS:   gpu.memset %[[XCH]], %{{.*}} : memref<56xi32>, i32
+// FLAGS:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c4{{.*}}) {{.*}} args({{.*}}, %[[XCH]] : memref<56xi32>)
+// FLAGS:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 4, 1, 1>}
+// FLAGS:     scf.for %[[S:.*]] = %{{.*}} to %c5
+// FLAGS:       scf.if
+// FLAGS:         memref.load %{{.*}} : memref<2x1x2x7xf32>
+// FLAGS:       } else {
+// FLAGS:         scf.while : () -> i64
+// FLAGS:           llvm.load %{{.*}} atomic syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// FLAGS:           arith.cmpi ne
+// FLAGS:           scf.condition
+// FLAGS:       gpu.barrier
+// FLAGS:       math.fma
+// FLAGS:       gpu.barrier
+// FLAGS:       scf.if
+// FLAGS:         math.tanh
+// FLAGS:         llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic {alignment = 8 : i64} : i64, !llvm.ptr
+// FLAGS-NOT:   llvm.atomicrmw
+// FLAGS:   gpu.func @__lstm_opt_gpu_layer_final(
+
+// grid-sync=barrier: h is refilled from global memory each step, and after
+// it the grid barrier on the direction's counter (zeroed before the
+// launch): the block's writes released at GPU scope, an arrival, a spin on
+// relaxed loads (no read-modify-write while waiting), an acquiring fence.
 // GRID-LABEL: func.func private @__lstm_opt_gpu_layer(
 // GRID:   %[[CTR:.*]] = gpu.alloc () : memref<1xi32>
 // GRID:   gpu.memset %[[CTR]], %{{.*}} : memref<1xi32>, i32
@@ -154,12 +181,12 @@ func.func @gru(%x: tensor<4x8x3xf32>) -> tensor<4x2x8x5xf32> {
 // H = 64: the recurrent rows (256 of 64, at a stride of 72), the state and
 // the sums take 75264 bytes, past the 48 KiB of static shared memory. With
 // shared-bytes for an sm_90 (227 KiB, what --gpu-chip=sm_90 sets) it is
-// still one block (1024 threads: 256 dot products of 8 lanes, two passes),
-// all in dynamic shared memory.
+// still one block (512 threads: 64 groups of 8 lanes, each a gate row of 4
+// of the 256 against h), all in dynamic shared memory.
 // DYN-LABEL: func.func @lstm_h64(
 // DYN:   %[[SMEM:.*]] = arith.constant 75264 : i32
-// DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c1024, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
-// DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 1024, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// DYN:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c512, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// DYN:   gpu.func @__lstm_opt_gpu_layer_persist({{[^)]*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
 // DYN:     %[[RAW:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
 // DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<18432xf32, #gpu.address_space<workgroup>>
 // DYN:     memref.view %[[RAW]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128xf32, #gpu.address_space<workgroup>>

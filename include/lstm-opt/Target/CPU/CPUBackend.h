@@ -71,6 +71,8 @@ struct CPUOptions {
   std::string gpuKernelsDesign = "auto";
   /// The persistent kernel's hidden units per block (0: chosen per layer).
   int64_t gpuUnitsPerBlock = 0;
+  /// How its blocks exchange h: flags or barrier.
+  std::string gpuGridSync = "flags";
   /// Run the recurrent layers as generated GPU kernels
   /// (convert-rnn-to-gpu{mapping=gpu}): the gpu.module is lowered with
   /// MLIR's NVVM passes and embedded in the host code as a gpu.binary, the

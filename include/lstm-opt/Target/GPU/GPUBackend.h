@@ -30,6 +30,8 @@ struct GPUOptions {
   std::string design = "auto";
   /// The persistent kernel's hidden units per block (0: chosen per layer).
   int64_t unitsPerBlock = 0;
+  /// How its blocks exchange h: flags or barrier.
+  std::string gridSync = "flags";
 };
 
 /// Runs the GPU host pipeline (lstm_opt::buildGPUPipeline) on `module` (which then holds the host functions
