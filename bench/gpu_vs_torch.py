@@ -79,6 +79,11 @@ VARIANTS = {
     "gpu-persistent": ["--target=gpu", "--gpu-design=persistent"],
     "gpu-persistent-barrier": ["--target=gpu", "--gpu-design=persistent",
                                "--gpu-grid-sync=barrier"],
+    # Fewer, larger blocks than the default (one per SM): 12 and 16 units.
+    "gpu-persistent-u12": ["--target=gpu", "--gpu-design=persistent",
+                           "--gpu-units-per-block=12"],
+    "gpu-persistent-u16": ["--target=gpu", "--gpu-design=persistent",
+                           "--gpu-units-per-block=16"],
 }
 TOL = {"f32": 1e-4, "f16": 2e-2}
 
@@ -122,6 +127,8 @@ def build(args):
         for v, flags in VARIANTS.items():
             if args.variants and v not in args.variants.split(","):
                 continue
+            if not args.variants and v.endswith(("-u12", "-u16")):
+                continue
             so = os.path.join(sdir, v + ".so")
             cmd = [lstm_opt, onnx_path, "-o", so, "--target-cpu=" + args.target_cpu] + flags
             if "--target=gpu" in flags:
@@ -141,6 +148,10 @@ def build(args):
         entries.append({"size": name, "cell": cell, "T": T, "B": B, "I": I, "H": H,
                         "weights": os.path.relpath(os.path.join(sdir, "weights.npz"), out),
                         "variants": built})
+    if args.append and os.path.exists(os.path.join(out, "bench.json")):
+        old = json.load(open(os.path.join(out, "bench.json")))["entries"]
+        names = {e["size"] for e in entries}
+        entries = [e for e in old if e["size"] not in names] + entries
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump({"chip": args.chip, "entries": entries}, f, indent=1)
     shutil.copy2(os.path.abspath(__file__), os.path.join(os.path.abspath(args.out), "bench.py"))
@@ -500,7 +511,10 @@ def main():
     b.add_argument("--chip", default="sm_90")
     b.add_argument("--target-cpu", default="x86-64-v3")
     b.add_argument("--lstm-opt", default=None)
-    b.add_argument("--variants", default="", help="comma-separated subset of the variants")
+    b.add_argument("--variants", default="", help="comma-separated subset of the variants "
+                   "(default: all but the -u12/-u16 sweeps)")
+    b.add_argument("--append", action="store_true",
+                   help="add these sizes to OUT_DIR's bench.json instead of replacing it")
     b.add_argument("--grid-weights", type=int, default=0, metavar="N",
                    help="weights on a grid of 1/N of their spread, so that the libraries "
                         "compress for transport (0: off)")

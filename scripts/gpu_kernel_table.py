@@ -36,7 +36,7 @@ def models(work):
            ("torch_nn_rnn (RNN T3 B3 I2 H7)", os.path.join(e2e, "torch_nn_rnn.onnx"), [])]
     for label, (T, B, I, H), flags in [
             ("LSTM T4 B1 I64 H64 (persistent, one block)", (4, 1, 64, 64), []),
-            ("LSTM T4 B1 I128 H256 (persistent, grid barrier)", (4, 1, 128, 256), []),
+            ("LSTM T4 B1 I128 H256 (persistent, one block per SM)", (4, 1, 128, 256), []),
             ("LSTM T4 B64 I128 H256 (step)", (4, 64, 128, 256), [])]:
         path = os.path.join(work, "lstm_%d_%d_%d_%d.onnx" % (T, B, I, H))
         onnx.save(make_unrolled_lstm.build(T, H, I, B), path)
