@@ -76,6 +76,8 @@ VARIANTS = {
     "cudnn-standard": ["--target=cudnn", "--cudnn-algo=standard"],
     "cudnn-persist": ["--target=cudnn", "--cudnn-algo=persist-static"],
     "gpu-step": ["--target=gpu", "--gpu-design=step"],
+    # auto: per layer, cuDNN or the generated kernels by the measured table.
+    "gpu-auto": ["--target=gpu"],
     "gpu-persistent": ["--target=gpu", "--gpu-design=persistent"],
     "gpu-persistent-barrier": ["--target=gpu", "--gpu-design=persistent",
                                "--gpu-grid-sync=barrier"],

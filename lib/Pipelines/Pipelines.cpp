@@ -111,6 +111,14 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     pm.addPass(createConvertRNNToGPUPass(gpu));
   }
   if (options.gpuKernels) {
+    // Per layer, whichever of cuDNN and the generated kernels the table
+    // measured on the chip says is faster (no stacking: a stack is one cuDNN
+    // call, and its levels may differ).
+    if (options.gpuLayerChoice) {
+      ConvertRNNToCUDNNPassOptions cudnn;
+      cudnn.onlyFasterOn = options.gpuChip;
+      pm.addPass(createConvertRNNToCUDNNPass(cudnn));
+    }
     // The kernels first, down to a gpu.binary, before any host-side pass can
     // touch the gpu.module (convert-math-to-libm, finalize-memref-to-llvm,
     // ... run on the whole module).

@@ -1,5 +1,6 @@
 //===- LstmOptMain.cpp - the lstm-opt driver ------------------------------===//
 
+#include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
 #include "lstm-opt/Tools/LstmOptMain.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
@@ -467,12 +468,24 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (target == "gpu" && !gpuKernelsOnly) {
     cpuOptions.gpuKernels = true;
     cpuOptions.gpuBinaryFormat = gpuBinaryFormat;
+    // --gpu-design=auto on a chip with a measured table: each layer through
+    // whichever of cuDNN and the generated kernels is faster there (needs a
+    // build with the cuDNN runtime).
+    std::string why;
+    cpuOptions.gpuLayerChoice =
+        cpuOptions.gpuKernelsDesign == "auto" && cpu::haveCUDNNRuntime() &&
+        cudnn::fasterThanGeneratedKernels(cpuOptions.gpuChip, 1, 1, why).has_value();
   }
   if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
     if (failed(sig))
       return 1;
     signature = *sig;
+    // A layer that went to cuDNN: the library links the cuDNN runtime too.
+    if (cpuOptions.gpuLayerChoice &&
+        (module->lookupSymbol("lstm_opt_rnn_forward_memref") ||
+         module->lookupSymbol("_mlir_ciface_lstm_opt_rnn_forward_memref")))
+      cpuOptions.cuda = true;
   }
   // --target=gpu: the kernels' PTX (or a cubin from it by ptxas); .mlir
   // output prints the host side with its gpu.module.

@@ -165,6 +165,11 @@ def ConvertRNNToCUDNNPass : Pass<"convert-rnn-to-cudnn", "mlir::ModuleOp"> {
            "auto (chosen per layer on the GPU at the first call), standard, "
            "persist-static (small batch) or persist-small-h (small hidden "
            "size)">,
+    Option<"onlyFasterOn", "only-faster-on", "std::string", /*default=*/"\"\"",
+           "A chip (sm_90): lower only the layers cuDNN runs faster than the "
+           "generated GPU kernels there, by the measured table, and leave the "
+           "others for convert-rnn-to-gpu with a remark (default: every "
+           "layer)">,
   ];
 }
 

@@ -127,6 +127,11 @@ struct CPUPipelineOptions
       llvm::cl::desc("The persistent GPU kernel's hidden units per block (0: "
                      "chosen per layer)"),
       llvm::cl::init(0)};
+  Option<bool> gpuLayerChoice{
+      *this, "gpu-layer-choice",
+      llvm::cl::desc("With gpu-kernels: the layers cuDNN runs faster on "
+                     "gpu-chip (the measured table) go to cuDNN instead"),
+      llvm::cl::init(false)};
   Option<std::string> gpuGridSync{
       *this, "gpu-grid-sync",
       llvm::cl::desc("The persistent GPU kernel's exchange between blocks: "

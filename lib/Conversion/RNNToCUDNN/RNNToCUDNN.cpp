@@ -234,6 +234,25 @@ llvm::ArrayRef<llvm::StringRef> lstm_opt::cudnn::dataTypeNames() {
   return names;
 }
 
+std::optional<bool> lstm_opt::cudnn::fasterThanGeneratedKernels(
+    llvm::StringRef chip, int64_t b, int64_t h, std::string &why) {
+  if (chip != "sm_90")
+    return std::nullopt;
+  // Measured on an H100 (f32, per step of the recurrence; LSTM and GRU alike;
+  // docs/GPUKernels.md): cuDNN's persistent kernels are faster at H <= 128
+  // (0.5 us against 0.6-1.4) and at batch 1 up to H = 512 (by 0.2-0.3 us);
+  // the generated persistent kernel at batch 2-4 from H = 256 (1.8-3.4 us
+  // against 2.8-17) and at batch 1 from H = 1024 (2.1 against 2.6-5.6);
+  // past batch 4 the generated kernels launch once per step and cuDNN wins.
+  bool cudnn = b > 4 || h <= 128 || (b == 1 && h <= 512);
+  why = (Twine(cudnn ? "cuDNN" : "the generated persistent kernel") +
+         " is the faster on " + chip + " at batch " + Twine(b) +
+         ", hidden size " + Twine(h) + " (the table measured on an H100, "
+         "docs/GPUKernels.md)")
+            .str();
+  return cudnn;
+}
+
 namespace {
 
 struct ConvertRNNToCUDNNPass
@@ -256,6 +275,14 @@ struct ConvertRNNToCUDNNPass
                          << algo << "'";
       return signalPassFailure();
     }
+    if (!onlyFasterOn.empty()) {
+      std::string why;
+      if (!cudnn::fasterThanGeneratedKernels(onlyFasterOn, 1, 1, why)) {
+        module.emitError() << "convert-rnn-to-cudnn: no measured table for '"
+                           << onlyFasterOn << "' (only-faster-on takes sm_90)";
+        return signalPassFailure();
+      }
+    }
     Lowering lowering(module, dt, al);
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {
@@ -269,6 +296,22 @@ struct ConvertRNNToCUDNNPass
         if (!why.empty()) {
           rnn::remarkLayerLeftForCPU(seq, "convert-rnn-to-cudnn", why);
           continue;
+        }
+        if (!onlyFasterOn.empty()) {
+          auto xt = dyn_cast<RankedTensorType>(seq.getX().getType());
+          int64_t batch = xt && xt.getRank() == 3 ? xt.getDimSize(1) : ShapedType::kDynamic;
+          std::string measured;
+          if (ShapedType::isDynamic(batch) ||
+              !*cudnn::fasterThanGeneratedKernels(onlyFasterOn, batch,
+                                                  seq.getHiddenSize(), measured)) {
+            seq.emitRemark() << "convert-rnn-to-cudnn: layer left for the "
+                                "generated GPU kernels: "
+                             << (measured.empty() ? "its batch is not static"
+                                                  : measured);
+            continue;
+          }
+          seq.emitRemark() << "convert-rnn-to-cudnn: layer runs on cuDNN: "
+                           << measured;
         }
         res = lowering.lower(seq, seq.getCell(), seq.getActivations(),
                              seq.getDirection() == rnn::Direction::Bidirectional,

@@ -437,6 +437,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.gpuKernels = options.gpuKernels;
   p.gpuDesign = options.gpuKernelsDesign;
   p.gpuUnitsPerBlock = options.gpuUnitsPerBlock;
+  p.gpuLayerChoice = options.gpuLayerChoice;
   p.gpuGridSync = options.gpuGridSync;
   p.gpuChip = options.gpuChip;
   p.gpuBinaryFormat = options.gpuBinaryFormat;
@@ -528,7 +529,9 @@ LogicalResult runGPUKernelsPipeline(ModuleOp module, const CPUOptions &options) 
   };
   if (failed(run(buildCPULayerPipeline)))
     return failure();
-  if (module.getOps<gpu::BinaryOp>().empty())
+  // (Layers sent to cuDNN by gpuLayerChoice run on the GPU too.)
+  if (module.getOps<gpu::BinaryOp>().empty() &&
+      !module.lookupSymbol("lstm_opt_rnn_forward_memref"))
     module.emitWarning() << "no recurrent layer runs on the GPU (no "
                             "rnn.sequence after recognition); the model is "
                             "compiled for the CPU only";

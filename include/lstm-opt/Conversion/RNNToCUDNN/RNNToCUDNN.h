@@ -13,6 +13,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+#include <string>
+
 namespace lstm_opt {
 
 #define GEN_PASS_DECL_CONVERTRNNTOCUDNNPASS
@@ -25,6 +28,13 @@ namespace cudnn {
 llvm::ArrayRef<llvm::StringRef> algoNames();
 /// The values of `data-type` (`--cudnn-data-type`): 0 f32, 1 f16.
 llvm::ArrayRef<llvm::StringRef> dataTypeNames();
+/// Whether cuDNN (f32, its persistent kernels) runs a layer of batch `b` and
+/// hidden size `h` faster than the generated GPU kernels on `chip`, by the
+/// table measured on that chip (docs/GPUKernels.md); std::nullopt for a
+/// chip without a measured table. When it returns a value, `why` names the
+/// measurement.
+std::optional<bool> fasterThanGeneratedKernels(llvm::StringRef chip, int64_t b,
+                                               int64_t h, std::string &why);
 } // namespace cudnn
 
 } // namespace lstm_opt

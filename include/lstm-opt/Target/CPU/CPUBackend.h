@@ -71,6 +71,9 @@ struct CPUOptions {
   std::string gpuKernelsDesign = "auto";
   /// The persistent kernel's hidden units per block (0: chosen per layer).
   int64_t gpuUnitsPerBlock = 0;
+  /// With gpuKernels: the layers cuDNN runs faster on gpuChip (by the table
+  /// measured there) go through the cuDNN runtime instead.
+  bool gpuLayerChoice = false;
   /// How its blocks exchange h: flags or barrier.
   std::string gpuGridSync = "flags";
   /// Run the recurrent layers as generated GPU kernels
