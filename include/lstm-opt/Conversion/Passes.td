@@ -181,10 +181,12 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     recurrence: one fused gate kernel launch per time step (each thread one
     (batch row, hidden unit): its G dot products over H, then the whole
     cell epilogue), or, for batch <= 4, one persistent kernel for all steps
-    (each block keeps its recurrent-weight slice in shared memory; one
-    block per direction, with h in shared memory too, when a direction's
-    whole matrix fits `shared-bytes`, else a software grid barrier
-    separates the steps). With `mapping=gpu` the
+    (each block keeps its units' recurrent rows in shared memory and splits
+    each dot product over the lanes of a warp; one block per direction,
+    with h in shared memory too, when a direction fits `shared-bytes`, else
+    one block per SM, the blocks handing h to each other as (value, step)
+    words, or through a grid barrier with `grid-sync=barrier`). With
+    `mapping=gpu` the
     kernels are `gpu.func`s of one `gpu.module` launched by
     `gpu.launch_func` on `gpu.alloc`'ed device buffers; with `mapping=cpu`
     the same kernel bodies are placed in `scf.parallel` loops over
@@ -206,8 +208,9 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
            "Recurrence kernel: auto (persistent for batch <= 4 when it fits), "
            "step (one fused launch per step) or persistent">,
     Option<"maxCoResidentBlocks", "max-blocks", "int64_t", /*default=*/"48",
-           "Largest grid the persistent kernel may use: blocks assumed "
-           "co-resident (one per SM)">,
+           "Largest grid the persistent kernel may use, one block per SM "
+           "(the runtime launches it cooperatively: a GPU that cannot hold "
+           "it refuses the launch)">,
     Option<"gridSync", "grid-sync", "std::string", /*default=*/"\"flags\"",
            "How the blocks of a persistent kernel hand h to each other: flags "
            "(each value written with its step in one 64-bit word, read until "
