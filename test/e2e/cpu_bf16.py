@@ -17,6 +17,7 @@ sizes (I, H not multiples of the vector width, odd I), B = 1/5, T = 1, and
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-run", required=True)
     ap.add_argument("--workdir")
+    ap.add_argument("--lstm-opt", help="also check lstm-opt's remark: its simulated bf16 "
+                    "error against f32 within a factor of 20 of the measured one")
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp(prefix="cpu-bf16-")
     os.makedirs(work, exist_ok=True)
@@ -149,8 +152,21 @@ def main():
                 err32 = max(err32, float(np.max(np.abs(g - f32[n])) /
                                          max(float(np.max(np.abs(f32[n]))), 1e-30)))
             ok = worst <= RTOL
+            sim = ""
+            if a.lstm_opt and k == 1:
+                # The remark's estimate (other random inputs, 8 steps, one
+                # batch row) is of the same order as what the kernels do.
+                p = subprocess.run([a.lstm_opt, path, "--target=cpu", "--precision=bf16",
+                                    "-o", os.path.join(work, name + ".mlir")],
+                                   capture_output=True, text=True)
+                found = re.search(r"simulated on the host\): max rel error ([0-9.e+-]+)", p.stderr)
+                est = float(found.group(1)) if found else None
+                close = est is not None and (err32 < 1e-6 or err32 / 20 <= est <= err32 * 20)
+                ok = ok and close
+                sim = f"; remark's simulated {est if est is None else f'{est:.1e}'}" + \
+                    ("" if close else " (not within 20x of the measured)")
             print(f"{'ok  ' if ok else 'FAIL'} {name} threads={k}: vs bf16 reference "
-                  f"{worst:.2e}; vs f32 (ONNX Runtime) max rel {err32:.2e}")
+                  f"{worst:.2e}; vs f32 (ONNX Runtime) max rel {err32:.2e}{sim}")
             passed += ok
             failed += not ok
     print(f"bf16: {passed} passed, {failed} failed")

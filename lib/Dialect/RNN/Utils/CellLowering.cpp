@@ -13,6 +13,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
 using namespace mlir;
 using namespace lstm_opt;
 using namespace lstm_opt::rnn;
@@ -138,6 +143,144 @@ Value rnn::emitActivation(ImplicitLocOpBuilder &b, const Activation &a,
     return arith::DivFOp::create(b, x, add(c1, math::AbsFOp::create(b, x)));
   }
   return math::Log1pOp::create(b, math::ExpOp::create(b, x)); // softplus
+}
+
+float rnn::evalActivation(const Activation &a, float x) {
+  const std::string &n = a.name;
+  if (n == "sigmoid")
+    return 1.f / (1.f + std::exp(-x));
+  if (n == "tanh")
+    return std::tanh(x);
+  if (n == "relu")
+    return std::max(x, 0.f);
+  if (n == "leakyrelu")
+    return x >= 0.f ? x : x * a.alpha;
+  if (n == "thresholdedrelu")
+    return x > a.alpha ? x : 0.f;
+  if (n == "elu")
+    return x >= 0.f ? x : a.alpha * (std::exp(x) - 1.f);
+  if (n == "hardsigmoid")
+    return std::min(std::max(x * a.alpha + a.beta, 0.f), 1.f);
+  if (n == "scaledtanh")
+    return a.alpha * std::tanh(x * a.beta);
+  if (n == "affine")
+    return x * a.alpha + a.beta;
+  if (n == "softsign")
+    return x / (1.f + std::fabs(x));
+  return std::log1p(std::exp(x)); // softplus
+}
+
+double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
+                               ArrayRef<float> r, ArrayRef<float> bw,
+                               ArrayRef<float> br, int64_t steps,
+                               int64_t batch) {
+  const int64_t D = s.D, G = s.G, H = s.H, I = s.I;
+  steps = std::max<int64_t>(1, std::min(steps, s.T));
+  batch = std::max<int64_t>(1, std::min(batch, s.B));
+  if ((int64_t)w.size() < D * G * H * I || (int64_t)r.size() < D * G * H * H ||
+      (int64_t)bw.size() < D * G * H || (int64_t)br.size() < D * G * H)
+    return 0.0;
+  auto bf16 = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u) // round to nearest even
+      u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    std::memcpy(&v, &u, 4);
+    return v;
+  };
+  // Inputs: a fixed linear congruential sequence, uniform in [-1, 1].
+  std::vector<float> x(steps * batch * I);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (float &v : x) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = float((state >> 40) & 0xffffff) / float(0x800000) - 1.f;
+  }
+  auto run = [&](bool round, std::vector<float> &y) {
+    auto q = [&](float v) { return round ? bf16(v) : v; };
+    y.assign(steps * D * batch * H, 0.f);
+    std::vector<float> h(H), c(H), hq(H), rh(H), pre(G * H);
+    for (int64_t d = 0; d < D; ++d) {
+      const Activation &f = s.acts[d][0];
+      const Activation &g = s.acts[d].size() > 1 ? s.acts[d][1] : f;
+      const Activation &hAct = s.acts[d].size() > 2 ? s.acts[d][2] : g;
+      auto clip = [&](float v) {
+        return s.clip ? std::min(std::max(v, -*s.clip), *s.clip) : v;
+      };
+      for (int64_t b = 0; b < batch; ++b) {
+        std::fill(h.begin(), h.end(), 0.f);
+        std::fill(c.begin(), c.end(), 0.f);
+        for (int64_t st = 0; st < steps; ++st) {
+          int64_t t = s.reverse[d] ? steps - 1 - st : st;
+          const float *xt = &x[(t * batch + b) * I];
+          for (int64_t k = 0; k < H; ++k)
+            hq[k] = q(h[k]);
+          // x W^T + Bw, and h R^T + Br (kept apart for the GRU's n gate).
+          std::vector<float> xr(G * H), hr(G * H);
+          for (int64_t row = 0; row < G * H; ++row) {
+            const float *wr = &w[(d * G * H + row) * I];
+            const float *rr = &r[(d * G * H + row) * H];
+            float ax = bw[d * G * H + row], ah = br[d * G * H + row];
+            for (int64_t k = 0; k < I; ++k)
+              ax += q(wr[k]) * q(xt[k]);
+            for (int64_t k = 0; k < H; ++k)
+              ah += q(rr[k]) * hq[k];
+            xr[row] = ax;
+            hr[row] = ah;
+          }
+          float *yt = &y[((t * D + d) * batch + b) * H];
+          for (int64_t j = 0; j < H; ++j) {
+            if (s.isLSTM()) {
+              float i = evalActivation(f, clip(xr[j] + hr[j]));
+              float fg = evalActivation(f, clip(xr[H + j] + hr[H + j]));
+              float gg = evalActivation(g, clip(xr[2 * H + j] + hr[2 * H + j]));
+              float o = evalActivation(f, clip(xr[3 * H + j] + hr[3 * H + j]));
+              c[j] = fg * c[j] + i * gg;
+              yt[j] = o * evalActivation(hAct, c[j]);
+            } else if (!s.isGRU()) {
+              yt[j] = evalActivation(f, clip(xr[j] + hr[j]));
+            }
+          }
+          if (s.isGRU()) {
+            std::vector<float> z(H), rg(H);
+            for (int64_t j = 0; j < H; ++j) {
+              rg[j] = evalActivation(f, clip(xr[j] + hr[j]));
+              z[j] = evalActivation(f, clip(xr[H + j] + hr[H + j]));
+            }
+            if (!s.linearBeforeReset) {
+              // n's recurrent product is over r * h.
+              for (int64_t k = 0; k < H; ++k)
+                rh[k] = q(rg[k] * h[k]);
+              for (int64_t j = 0; j < H; ++j) {
+                const float *rr = &r[(d * G * H + 2 * H + j) * H];
+                float a = br[d * G * H + 2 * H + j];
+                for (int64_t k = 0; k < H; ++k)
+                  a += q(rr[k]) * rh[k];
+                hr[2 * H + j] = a;
+              }
+            }
+            for (int64_t j = 0; j < H; ++j) {
+              float n = s.linearBeforeReset
+                            ? evalActivation(g, clip(xr[2 * H + j] + rg[j] * hr[2 * H + j]))
+                            : evalActivation(g, clip(xr[2 * H + j] + hr[2 * H + j]));
+              yt[j] = (1.f - z[j]) * n + z[j] * h[j];
+            }
+          }
+          for (int64_t j = 0; j < H; ++j)
+            h[j] = yt[j];
+        }
+      }
+    }
+  };
+  std::vector<float> exact, rounded;
+  run(false, exact);
+  run(true, rounded);
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < exact.size(); ++i) {
+    diff = std::max(diff, (double)std::fabs(rounded[i] - exact[i]));
+    scale = std::max(scale, (double)std::fabs(exact[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
 }
 
 std::string rnn::uniqueSymbol(ModuleOp module, StringRef base) {

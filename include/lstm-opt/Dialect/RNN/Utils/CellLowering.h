@@ -106,6 +106,22 @@ enum class ActivationForm {
 
 /// `a` applied to `x` (a float, or a vector of floats) with arith/math ops,
 /// in the given form. The one place the ONNX activations' math is written.
+/// `a` on one float, as ActivationForm::Reference computes it.
+float evalActivation(const Activation &a, float x);
+
+/// How far bf16 products move a layer's outputs: the layer's equations run
+/// on the host in f32 and again with the weights, x and h rounded to bf16
+/// for the products (accumulation, gates and states f32, as the CPU
+/// kernels' bf16 precision does), on `steps` steps of `batch` rows of
+/// random inputs (uniform in [-1, 1], seeded, zero initial state); returns
+/// max |y_bf16 - y_f32| / max |y_f32| over the outputs. `w`, `r`, `bw`,
+/// `br` are the layer's constants in the dialect's layout ([D][G*H][I],
+/// [D][G*H][H], [D][G*H]).
+double simulatedBF16Error(const LayerShape &s, llvm::ArrayRef<float> w,
+                          llvm::ArrayRef<float> r, llvm::ArrayRef<float> bw,
+                          llvm::ArrayRef<float> br, int64_t steps,
+                          int64_t batch);
+
 mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
                            mlir::Value x,
                            ActivationForm form = ActivationForm::Kernel);
