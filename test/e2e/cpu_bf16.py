@@ -154,7 +154,7 @@ def main():
             ok = worst <= RTOL
             sim = ""
             if a.lstm_opt and k == 1:
-                # The remark's estimate (other random inputs, 8 steps, one
+                # The remark's estimate (other random inputs, up to 8 steps, one
                 # batch row) is of the same order as what the kernels do.
                 p = subprocess.run([a.lstm_opt, path, "--target=cpu", "--precision=bf16",
                                     "-o", os.path.join(work, name + ".mlir")],

@@ -1015,11 +1015,12 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   // both precisions (8 steps, one batch row of random inputs).
   std::string bf16Error;
   if (lp.bf16) {
+    int64_t steps = 0;
     double e = rnn::simulatedBF16Error(s, w->values, r->values, bw->values,
-                                       br->values, /*steps=*/8, /*batch=*/1);
-    bf16Error = llvm::formatv("; bf16 against f32 on random inputs (8 steps, "
-                              "simulated on the host): max rel error {0:e1}",
-                              e)
+                                       br->values, /*steps=*/8, /*batch=*/1, &steps);
+    bf16Error = llvm::formatv("; bf16 against f32 on random inputs ({0} step{1}, "
+                              "simulated on the host): max rel error {2:e1}",
+                              steps, steps == 1 ? "" : "s", e)
                     .str();
   }
   // The kernel's shape, for the user (lstm-opt --report lists remarks).

@@ -67,9 +67,6 @@ std::string uniqueSymbol(SymbolTable &table, StringRef base) {
 
 /// Threads per block of the one-dimensional kernels.
 constexpr int64_t kBlock = 128;
-/// Static shared memory a block may use (bytes): the sm_80/sm_90 limit
-/// without the opt-in to larger dynamic shared memory.
-constexpr int64_t kSharedBytes = 48 * 1024;
 /// How many steps of the recurrent dot products the GPU kernels unroll.
 constexpr int64_t kUnrollK = 16;
 
@@ -91,6 +88,15 @@ std::vector<float> transposeWeights(ArrayRef<float> w, int64_t d, int64_t g,
 }
 
 enum class Mapping { GPU, CPU };
+
+/// A relaxed (monotonic) load of `type` at GPU scope: ld.relaxed.gpu.
+Value relaxedDeviceLoad(ImplicitLocOpBuilder &b, Type type, Value ptr,
+                        unsigned alignment) {
+  return LLVM::LoadOp::create(b, type, ptr, alignment, /*isVolatile=*/false,
+                              /*isNonTemporal=*/false, /*isInvariant=*/false,
+                              /*isInvariantGroup=*/false,
+                              LLVM::AtomicOrdering::monotonic, "device");
+}
 
 /// The split-K persistent kernel for U units per block: nbd blocks per
 /// direction; each keeps the rows of its units' gates (rows = G * U, each
@@ -1033,11 +1039,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                     ImplicitLocOpBuilder wb(wl, wob);
                     SmallVector<Value> words;
                     for (int64_t i = 0; i < E; ++i)
-                      words.push_back(LLVM::LoadOp::create(
-                          wb, wb.getI64Type(), ptrs[i], /*alignment=*/8, /*isVolatile=*/false,
-                          /*isNonTemporal=*/false, /*isInvariant=*/false,
-                          /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic,
-                          "device"));
+                      words.push_back(relaxedDeviceLoad(wb, wb.getI64Type(), ptrs[i], 8));
                     Value pending = arith::ConstantOp::create(wb, wb.getBoolAttr(false));
                     for (int64_t i = 0; i < E; ++i) {
                       Value got = arith::TruncIOp::create(
@@ -1225,11 +1227,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                   tb, TypeRange{}, ValueRange{},
                   [&](OpBuilder &wob, Location wl, ValueRange) {
                     ImplicitLocOpBuilder wb(wl, wob);
-                    Value seen = LLVM::LoadOp::create(
-                        wb, wb.getI32Type(), ctrPtr, /*alignment=*/4, /*isVolatile=*/false,
-                        /*isNonTemporal=*/false, /*isInvariant=*/false,
-                        /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic,
-                        "device");
+                    Value seen = relaxedDeviceLoad(wb, wb.getI32Type(), ctrPtr, 4);
                     Value wait = arith::CmpIOp::create(wb, arith::CmpIPredicate::slt,
                                                        seen, target);
                     scf::ConditionOp::create(wb, wait, ValueRange{});

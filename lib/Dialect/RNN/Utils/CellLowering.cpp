@@ -173,10 +173,17 @@ float rnn::evalActivation(const Activation &a, float x) {
 double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
                                ArrayRef<float> r, ArrayRef<float> bw,
                                ArrayRef<float> br, int64_t steps,
-                               int64_t batch) {
+                               int64_t batch, int64_t *stepsRun) {
   const int64_t D = s.D, G = s.G, H = s.H, I = s.I;
-  steps = std::max<int64_t>(1, std::min(steps, s.T));
   batch = std::max<int64_t>(1, std::min(batch, s.B));
+  // At most about 2^28 multiply-adds per precision: fewer steps for a very
+  // large layer, so that a compile never spends more than a fraction of a
+  // second here whatever the model's sizes.
+  const int64_t perStep = std::max<int64_t>(1, batch * D * G * H * (I + H));
+  steps = std::max<int64_t>(
+      1, std::min({steps, s.T, std::max<int64_t>(1, (int64_t(1) << 28) / perStep)}));
+  if (stepsRun)
+    *stepsRun = steps;
   if ((int64_t)w.size() < D * G * H * I || (int64_t)r.size() < D * G * H * H ||
       (int64_t)bw.size() < D * G * H || (int64_t)br.size() < D * G * H)
     return 0.0;
@@ -196,10 +203,19 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     v = float((state >> 40) & 0xffffff) / float(0x800000) - 1.f;
   }
+  // The weights as each precision's products see them, rounded once.
+  std::vector<float> wq(w.begin(), w.begin() + D * G * H * I),
+      rq(r.begin(), r.begin() + D * G * H * H);
+  for (float &v : wq)
+    v = bf16(v);
+  for (float &v : rq)
+    v = bf16(v);
   auto run = [&](bool round, std::vector<float> &y) {
     auto q = [&](float v) { return round ? bf16(v) : v; };
+    const float *W = round ? wq.data() : w.data();
+    const float *R = round ? rq.data() : r.data();
     y.assign(steps * D * batch * H, 0.f);
-    std::vector<float> h(H), c(H), hq(H), rh(H), pre(G * H);
+    std::vector<float> h(H), c(H), hq(H), rh(H), xr(G * H), hr(G * H), z(H), rg(H);
     for (int64_t d = 0; d < D; ++d) {
       const Activation &f = s.acts[d][0];
       const Activation &g = s.acts[d].size() > 1 ? s.acts[d][1] : f;
@@ -216,15 +232,17 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
           for (int64_t k = 0; k < H; ++k)
             hq[k] = q(h[k]);
           // x W^T + Bw, and h R^T + Br (kept apart for the GRU's n gate).
-          std::vector<float> xr(G * H), hr(G * H);
+          std::vector<float> xq(xt, xt + I);
+          for (float &v : xq)
+            v = q(v);
           for (int64_t row = 0; row < G * H; ++row) {
-            const float *wr = &w[(d * G * H + row) * I];
-            const float *rr = &r[(d * G * H + row) * H];
+            const float *wr = &W[(d * G * H + row) * I];
+            const float *rr = &R[(d * G * H + row) * H];
             float ax = bw[d * G * H + row], ah = br[d * G * H + row];
             for (int64_t k = 0; k < I; ++k)
-              ax += q(wr[k]) * q(xt[k]);
+              ax += wr[k] * xq[k];
             for (int64_t k = 0; k < H; ++k)
-              ah += q(rr[k]) * hq[k];
+              ah += rr[k] * hq[k];
             xr[row] = ax;
             hr[row] = ah;
           }
@@ -242,7 +260,6 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
             }
           }
           if (s.isGRU()) {
-            std::vector<float> z(H), rg(H);
             for (int64_t j = 0; j < H; ++j) {
               rg[j] = evalActivation(f, clip(xr[j] + hr[j]));
               z[j] = evalActivation(f, clip(xr[H + j] + hr[H + j]));
@@ -252,10 +269,10 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
               for (int64_t k = 0; k < H; ++k)
                 rh[k] = q(rg[k] * h[k]);
               for (int64_t j = 0; j < H; ++j) {
-                const float *rr = &r[(d * G * H + 2 * H + j) * H];
+                const float *rr = &R[(d * G * H + 2 * H + j) * H];
                 float a = br[d * G * H + 2 * H + j];
                 for (int64_t k = 0; k < H; ++k)
-                  a += q(rr[k]) * rh[k];
+                  a += rr[k] * rh[k];
                 hr[2 * H + j] = a;
               }
             }

@@ -116,11 +116,12 @@ float evalActivation(const Activation &a, float x);
 /// random inputs (uniform in [-1, 1], seeded, zero initial state); returns
 /// max |y_bf16 - y_f32| / max |y_f32| over the outputs. `w`, `r`, `bw`,
 /// `br` are the layer's constants in the dialect's layout ([D][G*H][I],
-/// [D][G*H][H], [D][G*H]).
+/// [D][G*H][H], [D][G*H]). A very large layer runs fewer steps (at most
+/// about 2^28 multiply-adds per precision); `stepsRun` receives how many.
 double simulatedBF16Error(const LayerShape &s, llvm::ArrayRef<float> w,
                           llvm::ArrayRef<float> r, llvm::ArrayRef<float> bw,
                           llvm::ArrayRef<float> br, int64_t steps,
-                          int64_t batch);
+                          int64_t batch, int64_t *stepsRun = nullptr);
 
 mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
                            mlir::Value x,
