@@ -142,6 +142,7 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.cacheBytes = options.cacheBytes;
   kernels.precision = options.precision;
   kernels.bf16Dot = options.bf16Dot;
+  kernels.int8Dot = options.int8Dot;
   pm.addPass(createConvertRNNToCPUPass(kernels));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());

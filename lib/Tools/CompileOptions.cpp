@@ -49,9 +49,13 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                 cl::init(0), cl::cat(category)),
       precision("precision",
                 cl::desc("The recurrent layers' precision: f32 (default: the "
-                         "model's numbers), or bf16 (weights stored as bf16, "
+                         "model's numbers); bf16 (weights stored as bf16, "
                          "half the bytes; x and h rounded to bf16 for the "
-                         "products; accumulation, gates and states in f32)"),
+                         "products; accumulation, gates and states in f32); "
+                         "or int8 (weights int8 with one scale per gate row, "
+                         "a quarter of the bytes; x and h quantized per row "
+                         "and step to their range; integer products; gates "
+                         "and states in f32)"),
                 cl::init("f32"), cl::cat(category)),
       targetCPU("target-cpu",
                 cl::desc("The CPU the code is for: host (default: this "
@@ -153,7 +157,7 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
     return e;
   if (llvm::Error e = oneOf("gpu-design", gpuDesign, gpu_kernels::designNames()))
     return e;
-  if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16"}))
+  if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16", "int8"}))
     return e;
   o.precision = precision;
   o.threads = threadsOpt;

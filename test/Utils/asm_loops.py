@@ -20,33 +20,48 @@ import sys
 
 def main(path):
     lines = open(path).read().splitlines()
+    # Basic blocks (".LBB2_7:" or "# %bb.8:") and the innermost loop each
+    # belongs to, from LLVM's verbose comments: a loop's header says
+    # "=>This Inner Loop Header" (or "=>This Loop Header"), its other blocks
+    # "in Loop: Header=BB2_7". A loop's body is every block whose innermost
+    # loop it is, wherever the layout put them (rotated loops have their
+    # latch before the header).
     fn = None
     kernels = set()
-    loops = []  # (function, [lines of the loop body])
-    i = 0
-    while i < len(lines):
-        line = lines[i]
+    blocks = []  # [function, innermost loop or None, is inner header, lines]
+    for line in lines:
         m = re.match(r"^([A-Za-z_.$][\w.$]*):", line)
         if m and not m.group(1).startswith(".L"):
             fn = m.group(1)
-        header = re.match(r"^(\.LBB\w+):.*", line)
-        if fn and fn.startswith("__lstm_opt_") and header and i + 2 < len(lines) and \
-                any("This Inner Loop Header" in lines[j] for j in range(i, min(i + 3, len(lines)))):
-            kernels.add(fn)
-            label = header.group(1)
-            body = []
-            j = i + 1
-            # The loop's back branch: x86 jCC, AArch64 b.CC / cbz / cbnz / tbz / tbnz.
-            back = re.compile(r"\b(j\w+|b\.\w+|b|cbn?z|tbn?z)\s+(\S+,\s*)*" + re.escape(label) + r"\b")
-            while j < len(lines) and not back.search(lines[j]):
-                body.append(lines[j])
-                j += 1
-            loops.append((fn, body))
-            i = j
-        i += 1
+            blocks.append([fn, None, False, []])
+            continue
+        b = re.match(r"^(\.L(BB\w+)|(#|//) %bb\.\d+):", line)
+        if b:
+            blocks.append([fn, None, False, []])
+        if not blocks:
+            continue
+        blk = blocks[-1]
+        header = re.search(r"=>\s*This (Inner )?Loop Header", line)
+        if header and blk[1] is None:
+            label = next((re.match(r"^\.L(BB\w+):", l) for l in [line] + blk[3]
+                          if re.match(r"^\.L(BB\w+):", l)), None)
+            if label:
+                blk[1] = (fn, label.group(1))
+                blk[2] = bool(header.group(1))
+        member = re.search(r"in Loop: Header=(BB\w+)", line)
+        if member and blk[1] is None:
+            blk[1] = (fn, member.group(1))
+        blk[3].append(line)
+    inner = {b[1] for b in blocks if b[2]}
+    loops = []  # (function, [lines of the loop body])
+    for key in sorted(inner):
+        if not key[0] or not key[0].startswith("__lstm_opt_"):
+            continue
+        kernels.add(key[0])
+        loops.append((key[0], [l for b in blocks if b[1] == key for l in b[3]]))
     # FMA loops; without FMA (SSE) the multiply-adds are mulps + addps.
     fma = [(f, b) for f, b in loops
-           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|mulps|fmla)\b", l) for l in b)]
+           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|vpdpbusd|mulps|fmla)\b", l) for l in b)]
     vector = r"(%[xyz]mm\d+|\b[qv]\d+\b)"
     spilling = [(f, b) for f, b in fma
                 if any(re.search(r"(Spill|Reload)", l) and re.search(vector, l) for l in b)]

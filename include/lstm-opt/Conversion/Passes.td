@@ -58,7 +58,7 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
     "mlir::func::FuncDialect", "mlir::math::MathDialect",
     "mlir::memref::MemRefDialect", "mlir::omp::OpenMPDialect",
     "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
-    "mlir::x86vector::X86VectorDialect"];
+    "mlir::x86vector::X86VectorDialect", "mlir::LLVM::LLVMDialect"];
   let options = [
     Option<"batchTile", "batch-tile", "int64_t", /*default=*/"0",
            "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
@@ -81,14 +81,23 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "to share runs on (its initial size, capped at the layer's "
            "hidden blocks); 1: no OpenMP">,
     Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
-           "The layers' weight precision: f32, or bf16 (weights stored as "
+           "The layers' weight precision: f32; bf16 (weights stored as "
            "bf16, x and h rounded to bf16 for the products, accumulation, "
-           "gates and states in f32); a layer's `lstm_opt.precision` "
-           "attribute overrides it">,
+           "gates and states in f32); or int8 (weights int8 with one scale "
+           "per gate row, x and h quantized per row and step with a scale "
+           "from their range, integer products, gates and states in f32); "
+           "a layer's `lstm_opt.precision` attribute overrides it">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "bf16 layers at 16 lanes: the products as AVX512_BF16 vdpbf16ps "
            "(x86vector.avx512.dot), one per gate and pair of k; the CPU "
            "backend sets it where the target CPU has AVX512_BF16">,
+    Option<"int8Dot", "int8-dot", "bool", /*default=*/"false",
+           "int8 layers at 16 or 8 lanes: the products as VNNI vpdpbusd "
+           "(u8 activations, s8 weights, i32 sums), one per gate and four k; "
+           "without it the int8 weights are widened to f32 in registers "
+           "(f32 FMAs, exact integer products); the CPU backend sets it "
+           "where the target CPU has AVX512_VNNI (16 lanes) or AVX-VNNI "
+           "(8 lanes)">,
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"1048576",
            "Private cache per core (L2) of the target, in bytes: where a "
            "thread's share of a layer's recurrent weights is larger, odd "

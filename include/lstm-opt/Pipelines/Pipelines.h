@@ -81,11 +81,15 @@ struct CPUPipelineOptions
       llvm::cl::desc("Vector registers of the target"), llvm::cl::init(32)};
   Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("The recurrent layers' weight precision: f32 or bf16"),
+      llvm::cl::desc("The recurrent layers' weight precision: f32, bf16 or int8"),
       llvm::cl::init("f32")};
   Option<bool> bf16Dot{
       *this, "bf16-dot",
       llvm::cl::desc("bf16 layers at 16 lanes use AVX512_BF16 vdpbf16ps"),
+      llvm::cl::init(false)};
+  Option<bool> int8Dot{
+      *this, "int8-dot",
+      llvm::cl::desc("int8 layers at 16 or 8 lanes use VNNI vpdpbusd"),
       llvm::cl::init(false)};
   Option<int64_t> cacheBytes{
       *this, "cache-bytes",

@@ -71,6 +71,10 @@ struct KernelParams {
   bool bf16 = false;
   /// With bf16 at 16 lanes: the products as AVX512_BF16 vdpbf16ps.
   bool dot = false;
+  /// Weights int8 (one scale per gate row), x and h quantized per row.
+  bool int8 = false;
+  /// With int8 at 16 or 8 lanes: the products as VNNI vpdpbusd.
+  bool int8Dot = false;
 };
 
 /// The bits of `v` rounded to the nearest bf16 (ties to even), as the upper
@@ -113,7 +117,8 @@ public:
       : module(module), s(spec), name(name.str()), batchTile(kp.batchTile),
         minWork(kp.minWork), registers(kp.registers), threads(kp.threads),
         cacheBytes(kp.cacheBytes), bf16(kp.bf16),
-        dot(kp.bf16 && kp.dot && spec.vec == 16) {}
+        dot(kp.bf16 && kp.dot && spec.vec == 16), int8(kp.int8 && !kp.bf16),
+        vnni(int8 && kp.int8Dot && (spec.vec == 16 || spec.vec == 8)) {}
 
   /// Whether odd steps also read each block's weights from its last k down
   /// (see streamsDown's definition).
@@ -148,39 +153,77 @@ private:
   Value global(ImplicitLocOpBuilder &b, StringRef suffix,
                ArrayRef<int64_t> shape, ArrayRef<float> values);
   /// A packed weight matrix `[D][H/V][K][G][V]`: f32, or with `bf16` pairs
-  /// of k as bf16 in 32-bit words (`[D][H/V][ceil(K/2)][G][V]`).
+  /// of k as bf16 in 32-bit words (`[D][H/V][ceil(K/2)][G][V]`), or with
+  /// `int8` quantized per gate row (see quantScales): with `vnni` four k as
+  /// s8 in 32-bit words (`[D][H/V][ceil(K/4)][G][V]`, vpdpbusd's layout),
+  /// else one s8 per weight (`[D][H/V][K][G][V]`, widened in registers).
   Value weights(ImplicitLocOpBuilder &b, StringRef suffix,
                 ArrayRef<int64_t> shape, ArrayRef<float> values);
   /// With `bf16`, `v` (an f32 or a vector of them) rounded to the nearest
   /// bf16 (ties to even; NaNs kept), still f32: the GEMMs read their x and h
   /// operands rounded once, so every product is one of bf16 operands.
   Value roundOperand(ImplicitLocOpBuilder &b, Value v);
-  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
-    auto type = MemRefType::get(shape, b.getF32Type());
+  Value alloc(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape,
+              Type elt = {}) {
+    auto type = MemRefType::get(shape, elt ? elt : b.getF32Type());
     return memref::AllocOp::create(b, type, b.getI64IntegerAttr(64));
   }
+  /// int8: a buffer of quantized operands, `[.., K]` (VNNI: u8 = q + 128 in
+  /// i8; otherwise the integers q as f32, exact).
+  Value allocQuant(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
+    return alloc(b, shape, vnni ? Type(b.getI8Type()) : Type(b.getF32Type()));
+  }
+  /// int8: quantizes the rows of an f32 operand to their range. For each
+  /// of `rows` rows: m = max |v| over its `blocks` vectors (`load`), its
+  /// scale m / 127 to `storeScale` (where `writer` is null or true), and
+  /// blocks lo..hi-1 as round(v * 127 / m) (ties to even) to `store`.
+  void quantizeRows(
+      ImplicitLocOpBuilder &b, int64_t rows, int64_t blocks, Value lo, Value hi,
+      function_ref<Value(ImplicitLocOpBuilder &, Value row, Value jb)> load,
+      function_ref<void(ImplicitLocOpBuilder &, Value row, Value jb, Value q)> store,
+      function_ref<void(ImplicitLocOpBuilder &, Value row, Value scale)> storeScale,
+      Value writer = Value());
+  /// int8: the operand of the GEMMs at row `row`, k `k` of a quantized
+  /// buffer at `prefix`: with VNNI the 32-bit word of k..k+3 (k = 4p).
+  Value quantOperand(ImplicitLocOpBuilder &b, Value buf, ValueRange prefix,
+                     Value row, Value k);
   Value activate(ImplicitLocOpBuilder &b, const Activation &a, Value x);
   Value clip(ImplicitLocOpBuilder &b, Value x);
 
   /// acc[r][g] = sum_k A(row0 + r, k) * Wp[d][jb][k][g][:], r < rows.
   /// With `down` (an i1, true at run time) k runs from k-1 down to 0.
+  /// With int8, `a` gives quantized operands (quantOperand: with VNNI the
+  /// word at k = 4p) and `aScale` each row's scale; the sums come back
+  /// dequantized, f32.
   SmallVector<Value>
   gemmTile(ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
            int64_t g, int64_t rows,
            function_ref<Value(ImplicitLocOpBuilder &, int64_t r, Value k)> a,
-           Value down = Value());
+           Value down = Value(),
+           function_ref<Value(ImplicitLocOpBuilder &, int64_t r)> aScale = {});
   /// Calls `body(row0, rows)` over `total` rows in tiles of `tile`.
   void forEachRowTile(ImplicitLocOpBuilder &b, int64_t total, int64_t tile,
                       function_ref<void(ImplicitLocOpBuilder &, Value, int64_t)> body);
 
   void emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x, Value h0,
                      Value c0, Value lens, Value y, Value hn, Value cn);
+  /// Whether the quantized operands of an int8 GEMM of `k` are words of 4.
+  int64_t quantSteps(int64_t k) const {
+    return vnni ? llvm::divideCeil(k, 4) : k;
+  }
 
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
   int64_t batchTile, minWork, registers, threads, cacheBytes;
-  bool bf16, dot;
+  bool bf16, dot, int8, vnni;
+  /// int8: per packed weight matrix, its scales [D][H/V][G][V] (f32) and,
+  /// with VNNI, 128 * the sum of each row's quantized weights (i32; the
+  /// u8 operands are q + 128).
+  struct QuantScales {
+    Value scale, comp;
+  };
+  llvm::DenseMap<Value, QuantScales> quantScales;
 
   /// Rows per register tile for a GEMM over `g` gates: the option, or as
   /// many as keep rows * g accumulators, g weight vectors and a broadcast
@@ -192,23 +235,29 @@ private:
     // bf16 (per gate: the two weight vectors; per row: two broadcasts; a
     // mask) and vdpbf16ps (per gate one weight vector; per row one
     // broadcast) hold other registers than f32's g weights and broadcast.
-    if (dot)
+    if (dot || vnni)
       return std::clamp<int64_t>((registers - 1) / (g + 1), 1, 8);
+    if (int8)
+      return std::clamp<int64_t>((registers - 3 - g) / g, 1, 8);
     if (bf16)
       return std::clamp<int64_t>((registers - 3) / (g + 2), 1, 8);
     return std::clamp<int64_t>((registers - 2 - g) / g, 1, 8);
   }
   // Packed constants and scratch, set while emitting.
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
-  /// With bf16: h rounded ([2, B, Hp], beside hbuf), the GEMMs' copy.
-  Value hrbuf;
+  /// With bf16: h rounded ([2, B, Hp], beside hbuf), the GEMMs' copy; with
+  /// int8: h quantized (allocQuant), its scales in hsbuf [2, B].
+  Value hrbuf, hsbuf;
+  /// With int8: a GRU's r * h quantized ([B, Hp]) and its scales ([B]); x
+  /// quantized ([T*B, I rounded up to V]) and its scales ([T*B]).
+  Value rhqbuf, rhsbuf, xsbuf;
 };
 
 /// With the team at its compiled size (the thread setting of a compiled
 /// model can change it at run time; only speed depends on this).
 int64_t LayerEmitter::weightBytesPerThread() const {
   int64_t team = usesTeam() ? std::min(threads, s.nb()) : 1;
-  return s.G * s.hp() * s.H * (bf16 ? 2 : 4) / team;
+  return s.G * s.hp() * s.H * (int8 ? 1 : bf16 ? 2 : 4) / team;
 }
 
 /// Odd steps visit the blocks downwards (forEachBlockAlternating); when a
@@ -234,6 +283,60 @@ Value LayerEmitter::global(ImplicitLocOpBuilder &b, StringRef suffix,
 
 Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
                             ArrayRef<int64_t> shape, ArrayRef<float> values) {
+  if (int8) {
+    // One symmetric scale per packed row (d, jb, g, v), i.e. per gate row
+    // of the source, over its K weights.
+    int64_t d = shape[0], nb = shape[1], k = shape[2], g = shape[3],
+            v = shape[4], gv = g * v, quads = llvm::divideCeil(k, 4);
+    std::vector<float> scale(d * nb * gv, 0.f);
+    std::vector<int32_t> comp(d * nb * gv, 0);
+    std::vector<int8_t> bytes(vnni ? 0 : values.size(), 0);
+    std::vector<int32_t> words(vnni ? d * nb * quads * gv : 0, 0);
+    for (int64_t i = 0; i < d * nb; ++i)
+      for (int64_t e = 0; e < gv; ++e) {
+        float maxAbs = 0.f;
+        for (int64_t ki = 0; ki < k; ++ki)
+          maxAbs = std::max(maxAbs, std::fabs(values[(i * k + ki) * gv + e]));
+        scale[i * gv + e] = rnn::int8Scale(maxAbs);
+        int32_t sum = 0;
+        for (int64_t ki = 0; ki < k; ++ki) {
+          int8_t q = rnn::quantizeInt8(values[(i * k + ki) * gv + e], maxAbs);
+          sum += q;
+          if (vnni)
+            words[(i * quads + ki / 4) * gv + e] |=
+                (int32_t)((uint32_t)(uint8_t)q << (8 * (ki % 4)));
+          else
+            bytes[(i * k + ki) * gv + e] = q;
+        }
+        comp[i * gv + e] = 128 * sum;
+      }
+    Type i32 = b.getI32Type(), i8 = b.getI8Type();
+    std::string sym = name + "_" + suffix.str();
+    Value packed =
+        vnni ? rnn::emitShapedGlobal(
+                   b, module, rnn::uniqueSymbol(module, sym + "_i8x4"),
+                   {d, nb, quads, g, v}, i32,
+                   DenseElementsAttr::get(
+                       RankedTensorType::get({(int64_t)words.size()}, i32),
+                       ArrayRef(words)))
+             : rnn::emitShapedGlobal(
+                   b, module, rnn::uniqueSymbol(module, sym + "_i8"),
+                   {d, nb, k, g, v}, i8,
+                   DenseElementsAttr::get(
+                       RankedTensorType::get({(int64_t)bytes.size()}, i8),
+                       ArrayRef(bytes)));
+    QuantScales qs;
+    qs.scale = global(b, suffix.str() + "_scale", {d, nb, g, v}, scale);
+    if (vnni)
+      qs.comp = rnn::emitShapedGlobal(
+          b, module, rnn::uniqueSymbol(module, sym + "_comp"), {d, nb, g, v},
+          i32,
+          DenseElementsAttr::get(
+              RankedTensorType::get({(int64_t)comp.size()}, i32),
+              ArrayRef(comp)));
+    quantScales[packed] = qs;
+    return packed;
+  }
   if (!bf16)
     return global(b, suffix, shape, values);
   // [D][H/V][K][G][V] f32 -> [D][H/V][ceil(K/2)][G][V] 32-bit words, each
@@ -280,6 +383,91 @@ Value LayerEmitter::roundOperand(ImplicitLocOpBuilder &b, Value v) {
   return arith::SelectOp::create(b, nan, v, r);
 }
 
+void LayerEmitter::quantizeRows(
+    ImplicitLocOpBuilder &b, int64_t rows, int64_t blocks, Value lo, Value hi,
+    function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> load,
+    function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value)> store,
+    function_ref<void(ImplicitLocOpBuilder &, Value, Value)> storeScale,
+    Value writer) {
+  Type f32 = b.getF32Type();
+  auto rowLoop = scf::ForOp::create(b, idx(b, 0), idx(b, rows), idx(b, 1));
+  ImplicitLocOpBuilder rb(b.getLoc(), rowLoop.getBody(), rowLoop.getBody()->begin());
+  Value row = rowLoop.getInductionVar();
+  // m = max |v| over the whole row (every thread computes the same m). The
+  // max is a plain vmaxps (no NaN rules); NaNs and infinities are found by
+  // a second sum of v - v (0, or NaN), added to m at the end.
+  auto nnan = arith::FastMathFlags::nnan;
+  auto maxLoop = scf::ForOp::create(
+      rb, idx(rb, 0), idx(rb, blocks), idx(rb, 1),
+      ValueRange{vsplat(rb, 0.f), vsplat(rb, 0.f)},
+      [&](OpBuilder &ob, Location loc, Value jb, ValueRange acc) {
+        ImplicitLocOpBuilder ib(loc, ob);
+        Value v = load(ib, row, jb);
+        Value m = arith::MaxNumFOp::create(
+            ib, acc[0], math::AbsFOp::create(ib, v),
+            arith::FastMathFlagsAttr::get(ib.getContext(), nnan));
+        Value bad = arith::AddFOp::create(ib, acc[1], arith::SubFOp::create(ib, v, v));
+        scf::YieldOp::create(ib, ValueRange{m, bad});
+      });
+  Value m = vector::ReductionOp::create(rb, vector::CombiningKind::MAXNUMF,
+                                        maxLoop.getResult(0), nnan);
+  m = arith::AddFOp::create(
+      rb, m,
+      vector::ReductionOp::create(rb, vector::CombiningKind::ADD,
+                                  maxLoop.getResult(1)));
+  auto cst = [&](float v) -> Value {
+    return arith::ConstantOp::create(rb, rb.getF32FloatAttr(v));
+  };
+  // As rnn::quantizeInt8: q = round(v * (127 / m)); nothing when m is 0 (a
+  // NaN in the row makes m, and so the row's products, NaN).
+  Value positive = arith::CmpFOp::create(rb, arith::CmpFPredicate::OGT, m, cst(0.f));
+  Value inv = arith::SelectOp::create(
+      rb, positive, arith::DivFOp::create(rb, cst(127.f), m), cst(0.f));
+  Value scale = arith::DivFOp::create(rb, m, cst(127.f));
+  if (writer) {
+    auto ifOp = scf::IfOp::create(rb, writer, /*withElse=*/false);
+    ImplicitLocOpBuilder wb(rb.getLoc(), ifOp.thenBlock(), ifOp.thenBlock()->begin());
+    storeScale(wb, row, scale);
+  } else {
+    storeScale(rb, row, scale);
+  }
+  Value invV = vector::BroadcastOp::create(rb, vecType(), inv);
+  (void)f32;
+  scf::ForOp::create(rb, lo, hi, idx(rb, 1), ValueRange{},
+                     [&](OpBuilder &ob, Location loc, Value jb, ValueRange) {
+    ImplicitLocOpBuilder ib(loc, ob);
+    Value q = math::RoundEvenOp::create(
+        ib, arith::MulFOp::create(ib, load(ib, row, jb), invV));
+    if (vnni) {
+      auto i32v = VectorType::get({s.vec}, ib.getI32Type());
+      Value i = arith::FPToSIOp::create(ib, i32v, q);
+      i = arith::AddIOp::create(
+          ib, i,
+          arith::ConstantOp::create(
+              ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr(128))));
+      q = arith::TruncIOp::create(ib, VectorType::get({s.vec}, ib.getI8Type()), i);
+    }
+    store(ib, row, jb, q);
+    scf::YieldOp::create(ib);
+  });
+}
+
+Value LayerEmitter::quantOperand(ImplicitLocOpBuilder &b, Value buf,
+                                 ValueRange prefix, Value row, Value k) {
+  SmallVector<Value> at(prefix.begin(), prefix.end());
+  at.push_back(row);
+  if (!vnni) {
+    at.push_back(k);
+    return memref::LoadOp::create(b, buf, at);
+  }
+  at.push_back(arith::MulIOp::create(b, k, idx(b, 4)));
+  Value four = vector::LoadOp::create(
+      b, VectorType::get({4}, b.getI8Type()), buf, at);
+  Value word = vector::BitCastOp::create(
+      b, VectorType::get({1}, b.getI32Type()), four);
+  return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
+}
+
 Value LayerEmitter::activate(ImplicitLocOpBuilder &b, const Activation &a,
                              Value x) {
   return rnn::emitActivation(b, a, x);
@@ -293,12 +481,13 @@ SmallVector<Value> LayerEmitter::gemmTile(
     ImplicitLocOpBuilder &b, Value wp, int64_t d, Value jb, int64_t k,
     int64_t g, int64_t rows,
     function_ref<Value(ImplicitLocOpBuilder &, int64_t, Value)> a,
-    Value down) {
+    Value down, function_ref<Value(ImplicitLocOpBuilder &, int64_t)> aScale) {
   // With bf16 the loop runs over pairs of k (the weights' words hold k = 2p
   // in their low half and 2p + 1 in their high half, see weights()): per
   // pair and gate, one load and two integer ops give both f32 weight
-  // vectors. An odd k's last pair has its low half alone.
-  int64_t steps = bf16 ? k / 2 : k;
+  // vectors. An odd k's last pair has its low half alone. With int8 and
+  // VNNI it runs over quads of k (zero-padded).
+  int64_t steps = int8 ? quantSteps(k) : bf16 ? k / 2 : k;
   bool oddTail = bf16 && k % 2;
   // With few accumulators (small batch), FMA latency rather than throughput
   // bounds the loop: give each of `split` consecutive k (pairs) its own set
@@ -306,7 +495,7 @@ SmallVector<Value> LayerEmitter::gemmTile(
   // end. All sets of accumulators, the weight vectors and the broadcasts
   // must stay in the target's registers, or the loop spills.
   int64_t chains = rows * g;
-  int64_t live = dot ? 1 + rows : bf16 ? 3 + 2 * rows : g + 1;
+  int64_t live = (dot || vnni) ? 1 + rows : bf16 ? 3 + 2 * rows : g + 2;
   int64_t split = std::clamp<int64_t>(llvm::divideCeil(12, chains), 1, 4);
   split = std::min(split, std::max<int64_t>((registers - live) / chains, 1));
   split = std::min(split, std::max<int64_t>(steps, 1));
@@ -334,11 +523,48 @@ SmallVector<Value> LayerEmitter::gemmTile(
       if (down && mapDown)
         kk = arith::AddIOp::create(ib, kBase,
                                    arith::MulIOp::create(ib, kDir, kk));
+      if (vnni) {
+        // vpdpbusd: acc += sum of 4 products u8 * s8 per 32-bit lane, the
+        // weights' words as they are, the row's word of 4 operands
+        // broadcast.
+        auto bytesV = VectorType::get({4 * s.vec}, ib.getI8Type());
+        SmallVector<Value> av(rows);
+        for (int64_t r = 0; r < rows; ++r)
+          av[r] = vector::BitCastOp::create(
+              ib, bytesV, vector::BroadcastOp::create(ib, i32v, a(ib, r, kk)));
+        StringRef intrinsic = s.vec == 16 ? "llvm.x86.avx512.vpdpbusd.512"
+                                          : "llvm.x86.avx512.vpdpbusd.256";
+        SmallVector<Value> out(chains);
+        for (int64_t gi = 0; gi < g; ++gi) {
+          Value w = vector::BitCastOp::create(
+              ib, bytesV,
+              vector::LoadOp::create(
+                  ib, i32v, wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+          for (int64_t r = 0; r < rows; ++r)
+            out[r * g + gi] =
+                LLVM::CallIntrinsicOp::create(
+                    ib, i32v, ib.getStringAttr(intrinsic),
+                    ValueRange{acc[set * chains + r * g + gi], av[r], w})
+                    .getResult(0);
+        }
+        next.append(out.begin(), out.end());
+        continue;
+      }
       if (!bf16) {
+        // f32 weights, or int8 ones widened (sign-extended, converted: the
+        // products of the integers are exact).
         SmallVector<Value> w;
-        for (int64_t gi = 0; gi < g; ++gi)
-          w.push_back(vector::LoadOp::create(
-              ib, vecType(), wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
+        for (int64_t gi = 0; gi < g; ++gi) {
+          SmallVector<Value> at{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)};
+          if (!int8) {
+            w.push_back(vector::LoadOp::create(ib, vecType(), wp, at));
+            continue;
+          }
+          Value bytes = vector::LoadOp::create(
+              ib, VectorType::get({s.vec}, ib.getI8Type()), wp, at);
+          w.push_back(arith::SIToFPOp::create(
+              ib, vecType(), arith::ExtSIOp::create(ib, i32v, bytes)));
+        }
         for (int64_t r = 0; r < rows; ++r) {
           Value av = vector::BroadcastOp::create(ib, vecType(), a(ib, r, kk));
           for (int64_t gi = 0; gi < g; ++gi)
@@ -414,7 +640,11 @@ SmallVector<Value> LayerEmitter::gemmTile(
     }
     return next;
   };
-  SmallVector<Value> acc(split * chains, vsplat(b, 0.f));
+  Value zeroAcc = vnni ? arith::ConstantOp::create(
+                            b, DenseElementsAttr::get(i32v, b.getI32IntegerAttr(0)))
+                            .getResult()
+                      : vsplat(b, 0.f);
+  SmallVector<Value> acc(split * chains, zeroAcc);
   if (main > 0) {
     auto loop = scf::ForOp::create(
         b, idx(b, 0), idx(b, main), idx(b, split), acc,
@@ -437,7 +667,29 @@ SmallVector<Value> LayerEmitter::gemmTile(
   SmallVector<Value> out(acc.begin(), acc.begin() + chains);
   for (int64_t set = 1; set < split; ++set)
     for (int64_t c = 0; c < chains; ++c)
-      out[c] = arith::AddFOp::create(b, out[c], acc[set * chains + c]);
+      out[c] = vnni ? arith::AddIOp::create(b, out[c], acc[set * chains + c])
+                          .getResult()
+                    : arith::AddFOp::create(b, out[c], acc[set * chains + c])
+                          .getResult();
+  if (!int8)
+    return out;
+  // Dequantized: (sum - 128 * sum of the row's weights with VNNI's u8
+  // operands) * the weight row's scale * the operand row's scale.
+  const QuantScales &qs = quantScales.lookup(wp);
+  for (int64_t gi = 0; gi < g; ++gi) {
+    SmallVector<Value> at{dIdx, jb, idx(b, gi), idx(b, 0)};
+    Value ws = vector::LoadOp::create(b, vecType(), qs.scale, at);
+    Value comp = vnni ? vector::LoadOp::create(b, i32v, qs.comp, at).getResult()
+                      : Value();
+    for (int64_t r = 0; r < rows; ++r) {
+      Value &v = out[r * g + gi];
+      if (vnni)
+        v = arith::SIToFPOp::create(b, vecType(), arith::SubIOp::create(b, v, comp));
+      v = arith::MulFOp::create(
+          b, arith::MulFOp::create(b, v, ws),
+          vector::BroadcastOp::create(b, vecType(), aScale(b, r)));
+    }
+  }
   return out;
 }
 
@@ -545,10 +797,16 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       SmallVector<Value> rowIdx;
       for (int64_t r = 0; r < rows; ++r)
         rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
-      auto acc = gemmTile(tb, wIn, d, jb, I, G, rows,
-                          [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
-                            return memref::LoadOp::create(ib, x, ValueRange{rowIdx[r], k});
-                          });
+      auto acc = gemmTile(
+          tb, wIn, d, jb, I, G, rows,
+          [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
+            if (int8)
+              return quantOperand(ib, x, ValueRange{}, rowIdx[r], k);
+            return memref::LoadOp::create(ib, x, ValueRange{rowIdx[r], k});
+          },
+          Value(), [&](ImplicitLocOpBuilder &ib, int64_t r) -> Value {
+            return memref::LoadOp::create(ib, xsbuf, ValueRange{rowIdx[r]});
+          });
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t g = 0; g < G; ++g) {
           Value bias = vector::LoadOp::create(tb, vecType(), bIn,
@@ -591,6 +849,35 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   fillState(hbuf, ValueRange{c0i}, h0);
   if (bf16)
     fillState(hrbuf, ValueRange{c0i}, h0, /*round=*/true);
+  // int8: h (slot `which` of hbuf) quantized into the same slot of hrbuf,
+  // scales in hsbuf: every thread finds each row's range, quantizes its
+  // blocks lo..hi-1 (`writer` stores the scales).
+  auto quantizeH = [&](ImplicitLocOpBuilder &qb, Value src, ValueRange srcAt,
+                       Value dst, Value scales, ValueRange scaleAt, Value lo,
+                       Value hi, Value writer) {
+    auto at = [&](ImplicitLocOpBuilder &ib, ValueRange pre, Value row, Value jb) {
+      SmallVector<Value> v(pre.begin(), pre.end());
+      v.push_back(row);
+      if (jb)
+        v.push_back(arith::MulIOp::create(ib, jb, idx(ib, s.vec)));
+      return v;
+    };
+    quantizeRows(
+        qb, B, nb, lo, hi,
+        [&](ImplicitLocOpBuilder &ib, Value row, Value jb) -> Value {
+          return vector::LoadOp::create(ib, vecType(), src, at(ib, srcAt, row, jb));
+        },
+        [&](ImplicitLocOpBuilder &ib, Value row, Value jb, Value q) {
+          vector::StoreOp::create(ib, q, dst, at(ib, srcAt, row, jb));
+        },
+        [&](ImplicitLocOpBuilder &ib, Value row, Value scale) {
+          memref::StoreOp::create(ib, scale, scales, at(ib, scaleAt, row, Value()));
+        },
+        writer);
+  };
+  if (int8)
+    quantizeH(b, hbuf, ValueRange{c0i}, hrbuf, hsbuf, ValueRange{c0i}, c0i,
+              idx(b, nb), Value());
   if (s.isLSTM())
     fillState(cbuf, ValueRange{}, c0);
 
@@ -609,7 +896,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   };
 
   // 3. The time loop over blocks lo..hi-1.
-  auto timeLoop = [&](ImplicitLocOpBuilder &lb, Value lo, Value hi) {
+  auto timeLoop = [&](ImplicitLocOpBuilder &lb, Value lo, Value hi, Value me) {
   auto sync = [&](ImplicitLocOpBuilder &ib) {
     if (team)
       omp::BarrierOp::create(ib);
@@ -658,9 +945,21 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     };
     auto hLoad = [&](Value buf, Value which) {
       return [&, buf, which](ImplicitLocOpBuilder &ib, Value row, Value k) -> Value {
+        if (int8)
+          return quantOperand(ib, buf, ValueRange{which}, row, k);
         return memref::LoadOp::create(ib, buf, ValueRange{which, row, k});
       };
     };
+    // int8: the scale of row `row` of the quantized h.
+    auto hScale = [&](SmallVector<Value> &rowIdx) {
+      return [&, cur](ImplicitLocOpBuilder &ib, int64_t r) -> Value {
+        return memref::LoadOp::create(ib, hsbuf, ValueRange{cur, rowIdx[r]});
+      };
+    };
+    // int8 on a team: thread 0 stores the scales; alone: always.
+    Value writer;
+    if (int8 && me)
+      writer = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, me, c0i);
     // The final write of a row: h into the state and Y.
     auto finish = [&](ImplicitLocOpBuilder &ib, Value bi, Value col, Value t,
                       Value active, Value hNew, Value hPrev) {
@@ -685,11 +984,11 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
           prefetchP(tb, rowIdx, llvm::to_vector(llvm::seq<int64_t>(0, G)), jb);
-          auto load = hLoad(bf16 ? hrbuf : hbuf, cur);
+          auto load = hLoad(bf16 || int8 ? hrbuf : hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, G, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
                                 return load(ib, rowIdx[r], k);
-                              }, streamsDown() ? down : Value());
+                              }, streamsDown() ? down : Value(), hScale(rowIdx));
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
@@ -738,11 +1037,11 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
           prefetchP(tb, rowIdx, {0, 1}, jb);
-          auto load = hLoad(bf16 ? hrbuf : hbuf, cur);
+          auto load = hLoad(bf16 || int8 ? hrbuf : hbuf, cur);
           auto acc = gemmTile(tb, rRec, d, jb, H, 2, rows,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
                                 return load(ib, rowIdx[r], k);
-                              }, streamsDown() ? down : Value());
+                              }, streamsDown() ? down : Value(), hScale(rowIdx));
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
@@ -758,6 +1057,11 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         });
       });
       sync(sb);
+      if (int8) {
+        quantizeH(sb, rhbuf, ValueRange{}, rhqbuf, rhsbuf, ValueRange{}, lo, hi,
+                  writer);
+        sync(sb);
+      }
       forEachBlockAlternating(sb, lo, hi, step,
                    [&](ImplicitLocOpBuilder &pb, Value jb, Value down) {
         Value col = arith::MulIOp::create(pb, jb, idx(pb, s.vec));
@@ -766,10 +1070,17 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r)
             rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
           prefetchP(tb, rowIdx, {2}, jb);
-          auto acc = gemmTile(tb, rRecN, d, jb, H, 1, rows,
-                              [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
-                                return memref::LoadOp::create(ib, rhbuf, ValueRange{rowIdx[r], k});
-                              }, streamsDown() ? down : Value());
+          auto acc = gemmTile(
+              tb, rRecN, d, jb, H, 1, rows,
+              [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
+                if (int8)
+                  return quantOperand(ib, rhqbuf, ValueRange{}, rowIdx[r], k);
+                return memref::LoadOp::create(ib, rhbuf, ValueRange{rowIdx[r], k});
+              },
+              streamsDown() ? down : Value(),
+              [&](ImplicitLocOpBuilder &ib, int64_t r) -> Value {
+                return memref::LoadOp::create(ib, rhsbuf, ValueRange{rowIdx[r]});
+              });
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
@@ -785,11 +1096,18 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       });
     }
     sync(sb);
+    if (int8) {
+      // The new h quantized for the next step, after every thread wrote
+      // its blocks, before any reads it.
+      quantizeH(sb, hbuf, ValueRange{nxt}, hrbuf, hsbuf, ValueRange{nxt}, lo,
+                hi, writer);
+      sync(sb);
+    }
     scf::YieldOp::create(sb);
   });
   };
   if (!team) {
-    timeLoop(b, c0i, idx(b, nb));
+    timeLoop(b, c0i, idx(b, nb), Value());
   } else {
     // The team: its size is set by the CPU backend (a setting of the
     // compiled model), capped at the number of blocks.
@@ -819,7 +1137,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                          inputGemm(ib, jb);
                          scf::YieldOp::create(ib);
                        });
-    timeLoop(tb, lo, hi);
+    timeLoop(tb, lo, hi, me);
     omp::TerminatorOp::create(tb);
   }
 
@@ -918,6 +1236,14 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   SmallVector<Value> scratch = {p, hbuf};
   if (bf16)
     scratch.push_back(hrbuf = alloc(b, {2, B, hp}));
+  if (int8) {
+    scratch.push_back(hrbuf = allocQuant(b, {2, B, hp}));
+    scratch.push_back(hsbuf = alloc(b, {2, B}));
+    if (s.twoPhase()) {
+      scratch.push_back(rhqbuf = allocQuant(b, {B, hp}));
+      scratch.push_back(rhsbuf = alloc(b, {B}));
+    }
+  }
   if (s.isLSTM())
     scratch.push_back(cbuf = alloc(b, {B, hp}));
   if (s.twoPhase()) {
@@ -951,6 +1277,31 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                          memref::StoreOp::create(ib, roundOperand(ib, v), xr, iv);
                        });
     x = xr;
+  }
+  if (int8) {
+    // The input GEMM's operand, quantized once for both directions: per row
+    // of x to its range, the row padded with zeros to whole vectors.
+    int64_t blocks = llvm::divideCeil(I, s.vec);
+    Value xq = allocQuant(b, {T * B, blocks * s.vec});
+    scratch.push_back(xq);
+    scratch.push_back(xsbuf = alloc(b, {T * B}));
+    Value pad = arith::ConstantOp::create(b, b.getF32FloatAttr(0.f));
+    quantizeRows(
+        b, T * B, blocks, idx(b, 0), idx(b, blocks),
+        [&](ImplicitLocOpBuilder &ib, Value row, Value jb) -> Value {
+          Value col = arith::MulIOp::create(ib, jb, idx(ib, s.vec));
+          return vector::TransferReadOp::create(
+              ib, vecType(), x, ValueRange{row, col}, pad,
+              ArrayRef<bool>{I % s.vec == 0});
+        },
+        [&](ImplicitLocOpBuilder &ib, Value row, Value jb, Value q) {
+          Value col = arith::MulIOp::create(ib, jb, idx(ib, s.vec));
+          vector::StoreOp::create(ib, q, xq, ValueRange{row, col});
+        },
+        [&](ImplicitLocOpBuilder &ib, Value row, Value scale) {
+          memref::StoreOp::create(ib, scale, xsbuf, ValueRange{row});
+        });
+    x = xq;
   }
   for (int64_t d = 0; d < D; ++d)
     emitDirection(b, d, x, h0, c0, lens, y, hn, cn);
@@ -1003,26 +1354,54 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
   // A layer's own precision (`lstm_opt.precision`) overrides the pass's.
   KernelParams lp = kp;
   if (auto p = op->template getAttrOfType<StringAttr>(kPrecisionAttr)) {
-    if (p.getValue() != "f32" && p.getValue() != "bf16")
-      return fail("lstm_opt.precision must be \"f32\" or \"bf16\", not \"" +
-                  p.getValue() + "\"");
+    if (p.getValue() != "f32" && p.getValue() != "bf16" &&
+        p.getValue() != "int8")
+      return fail("lstm_opt.precision must be \"f32\", \"bf16\" or \"int8\", "
+                  "not \"" + p.getValue() + "\"");
     lp.bf16 = p.getValue() == "bf16";
+    lp.int8 = p.getValue() == "int8";
   }
+  // VNNI's i32 sums of u8 * s8 products (at most 255 * 127 each) stay
+  // exact up to 65536 terms.
+  if (lp.int8 && std::max(s.I, s.H) > 65536)
+    return fail("precision int8 takes at most 65536 inputs and hidden units "
+                "(the integer sums are 32-bit); this layer has input size " +
+                Twine(s.I) + " and hidden size " + Twine(s.H));
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"),
                        lp);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
   // What bf16 does to this layer's numbers, on the host's simulation of
   // both precisions (8 steps, one batch row of random inputs).
-  std::string bf16Error;
-  if (lp.bf16) {
+  std::string lowError;
+  if (lp.bf16 || lp.int8) {
     int64_t steps = 0;
-    double e = rnn::simulatedBF16Error(s, w->values, r->values, bw->values,
-                                       br->values, /*steps=*/8, /*batch=*/1, &steps);
-    bf16Error = llvm::formatv("; bf16 against f32 on random inputs ({0} step{1}, "
-                              "simulated on the host): max rel error {2:e1}",
-                              steps, steps == 1 ? "" : "s", e)
-                    .str();
+    double e = rnn::simulatedPrecisionError(
+        s, lp.bf16 ? rnn::LowPrecision::BF16 : rnn::LowPrecision::Int8,
+        w->values, r->values, bw->values, br->values, /*steps=*/8,
+        /*batch=*/1, &steps);
+    lowError = llvm::formatv("; {0} against f32 on random inputs ({1} step{2}, "
+                             "simulated on the host): max rel error {3:e1}",
+                             lp.bf16 ? "bf16" : "int8", steps,
+                             steps == 1 ? "" : "s", e)
+                   .str();
   }
+  std::string precision = "; precision f32";
+  if (lp.bf16)
+    precision = std::string("; precision bf16 (weights bf16, x and h rounded "
+                            "to bf16 for the products, f32 accumulation, "
+                            "gates and states): ") +
+                (lp.dot && s.vec == 16 ? "AVX512_BF16 vdpbf16ps"
+                                       : "bf16 weights widened in registers, "
+                                         "f32 FMAs");
+  else if (lp.int8)
+    precision = std::string("; precision int8 (weights int8 with one scale "
+                            "per gate row, x and h quantized per row and step "
+                            "to their range, integer products, gates and "
+                            "states f32): ") +
+                (lp.int8Dot && (s.vec == 16 || s.vec == 8)
+                     ? (s.vec == 16 ? "AVX512_VNNI vpdpbusd"
+                                    : "VNNI vpdpbusd (256-bit)")
+                     : "int8 weights widened in registers, f32 FMAs");
   // The kernel's shape, for the user (lstm-opt --report lists remarks).
   op->emitRemark() << "CPU kernel: " << s.vec << "-lane f32 vectors, "
                    << kp.registers << " vector registers; register tile of the "
@@ -1033,16 +1412,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                    << " KiB"
                    << (emitter.streamsDown() ? ": odd steps read them backwards"
                                              : "")
-                   << (!lp.bf16 ? "; precision f32"
-                       : lp.dot && s.vec == 16
-                           ? "; precision bf16 (weights bf16, x and h rounded "
-                             "to bf16 for the products, f32 accumulation, "
-                             "gates and states): AVX512_BF16 vdpbf16ps"
-                           : "; precision bf16 (weights bf16, x and h rounded "
-                             "to bf16 for the products, f32 accumulation, "
-                             "gates and states): bf16 weights widened in "
-                             "registers, f32 FMAs")
-                   << bf16Error;
+                   << precision << lowError;
 
   // The call site: tensors in and out through bufferization casts.
   SmallVector<Value> inputs;
@@ -1067,6 +1437,24 @@ struct BarrierEffects
   }
 };
 
+/// The int8 kernels' vpdpbusd is an `llvm.call_intrinsic`, which declares
+/// no memory effects either; the buffer-deallocation pipeline refuses it.
+/// This states them: none for the x86 dot-product intrinsics the kernels
+/// emit (pure arithmetic on registers), reads and writes for any other.
+struct CallIntrinsicEffects
+    : public MemoryEffectOpInterface::ExternalModel<CallIntrinsicEffects,
+                                                    LLVM::CallIntrinsicOp> {
+  void getEffects(Operation *op,
+                  SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                      &effects) const {
+    if (cast<LLVM::CallIntrinsicOp>(op).getIntrin().starts_with(
+            "llvm.x86.avx512.vpdpbusd."))
+      return;
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
 struct ConvertRNNToCPUPass
     : public lstm_opt::impl::ConvertRNNToCPUPassBase<ConvertRNNToCPUPass> {
   using Base::Base;
@@ -1074,6 +1462,9 @@ struct ConvertRNNToCPUPass
     Base::getDependentDialects(registry);
     registry.addExtension(+[](MLIRContext *ctx, omp::OpenMPDialect *) {
       omp::BarrierOp::attachInterface<BarrierEffects>(*ctx);
+    });
+    registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+      LLVM::CallIntrinsicOp::attachInterface<CallIntrinsicEffects>(*ctx);
     });
   }
   void runOnOperation() override {
@@ -1096,15 +1487,16 @@ struct ConvertRNNToCPUPass
                          << static_cast<int64_t>(cacheBytes);
       return signalPassFailure();
     }
-    if (precision != "f32" && precision != "bf16") {
-      module.emitError() << "convert-rnn-to-cpu: precision must be f32 or "
-                            "bf16, not '"
+    if (precision != "f32" && precision != "bf16" && precision != "int8") {
+      module.emitError() << "convert-rnn-to-cpu: precision must be f32, "
+                            "bf16 or int8, not '"
                          << precision << "'";
       return signalPassFailure();
     }
     const KernelParams params{batchTile,       parallelMinWork, vectorWidth,
                               vectorRegisters, threads,         cacheBytes,
-                              precision == "bf16", bf16Dot};
+                              precision == "bf16", bf16Dot,
+                              precision == "int8", int8Dot};
     SmallVector<Operation *> layers;
     module.walk([&](Operation *op) {
       if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))

@@ -430,6 +430,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.vectorRegisters = tv.registers;
   p.cacheBytes = tv.cacheBytes;
   p.bf16Dot = tv.bf16Dot;
+  p.int8Dot = tv.int8Dot;
   p.cudnn = options.cuda;
   p.cudnnDataType = options.cudnnDataType;
   p.cudnnAlgo = options.cudnnAlgo;
@@ -734,9 +735,10 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
   TargetVector v;
   if (triple.isX86()) {
     if (sti->checkFeatures("+avx512f"))
-      v = {16, 32, 1 << 20, sti->checkFeatures("+avx512bf16")};
+      v = {16, 32, 1 << 20, sti->checkFeatures("+avx512bf16"),
+           sti->checkFeatures("+avx512vnni")};
     else if (sti->checkFeatures("+avx")) // AVX, or AVX2 with FMA
-      v = {8, 16};
+      v = {8, 16, 1 << 20, false, sti->checkFeatures("+avxvnni")};
     else
       v = {4, 16}; // SSE
   } else if (triple.isAArch64()) {
@@ -758,7 +760,8 @@ static const char *const kX86Features[] = {
     "sse3",     "ssse3",    "sse4.1",   "sse4.2",   "sse4a",    "popcnt",
     "avx",      "avx2",     "fma",      "fma4",     "xop",      "f16c",
     "bmi",      "bmi2",     "avx512f",  "avx512vl", "avx512bw", "avx512dq",
-    "avx512cd", "avx512vbmi", "avx512ifma", "avx512vnni", "avx512bf16"};
+    "avx512cd", "avx512vbmi", "avx512ifma", "avx512vnni", "avx512bf16",
+    "avxvnni"};
 
 /// The extensions of kX86Features that the code for `options`' target
 /// uses (none off x86, or when the target cannot be described).

@@ -57,7 +57,7 @@ func.func @bad_precision(%x: tensor<3x2x3xf32>) -> tensor<3x1x2x4xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>
   %b = onnx.initializer "B" dense<0.125> : tensor<1x4xf32>
-  // expected-error @below {{convert-rnn-to-cpu: lstm_opt.precision must be "f32" or "bf16", not "int4"}}
+  // expected-error @below {{convert-rnn-to-cpu: lstm_opt.precision must be "f32", "bf16" or "int8", not "int4"}}
   %y, %hn = rnn.sequence rnn forward %x, %w, %r, %b, %b {hidden_size = 4 : i64, lstm_opt.precision = "int4"} : (tensor<3x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
   return %y : tensor<3x1x2x4xf32>
 }

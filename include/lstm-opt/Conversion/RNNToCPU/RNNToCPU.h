@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -30,7 +31,7 @@ namespace lstm_opt {
 /// backend caps the team size it sets at it.
 inline constexpr llvm::StringLiteral kTeamMaxThreadsAttr = "lstm_opt.max_threads";
 
-/// A layer's precision ("f32" or "bf16"), on its rnn.sequence or
+/// A layer's precision ("f32", "bf16" or "int8"), on its rnn.sequence or
 /// rnn.recurrence: overrides convert-rnn-to-cpu's `precision` option.
 inline constexpr llvm::StringLiteral kPrecisionAttr = "lstm_opt.precision";
 

@@ -180,6 +180,8 @@ struct TargetVector {
   int64_t cacheBytes = 1 << 20;
   /// AVX512_BF16 (vdpbf16ps) with 16 lanes: bf16 layers use it.
   bool bf16Dot = false;
+  /// AVX512_VNNI with 16 lanes, AVX-VNNI with 8: int8 layers use vpdpbusd.
+  bool int8Dot = false;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 

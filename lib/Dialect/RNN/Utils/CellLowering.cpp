@@ -170,10 +170,18 @@ float rnn::evalActivation(const Activation &a, float x) {
   return std::log1p(std::exp(x)); // softplus
 }
 
-double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
-                               ArrayRef<float> r, ArrayRef<float> bw,
-                               ArrayRef<float> br, int64_t steps,
-                               int64_t batch, int64_t *stepsRun) {
+int8_t rnn::quantizeInt8(float v, float maxAbs) {
+  if (!(maxAbs > 0.f))
+    return 0;
+  float q = std::nearbyint(v * (127.f / maxAbs));
+  return (int8_t)std::clamp(q, -127.f, 127.f);
+}
+
+double rnn::simulatedPrecisionError(const LayerShape &s, LowPrecision p,
+                                    ArrayRef<float> w, ArrayRef<float> r,
+                                    ArrayRef<float> bw, ArrayRef<float> br,
+                                    int64_t steps, int64_t batch,
+                                    int64_t *stepsRun) {
   const int64_t D = s.D, G = s.G, H = s.H, I = s.I;
   batch = std::max<int64_t>(1, std::min(batch, s.B));
   // At most about 2^28 multiply-adds per precision: fewer steps for a very
@@ -203,15 +211,36 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     v = float((state >> 40) & 0xffffff) / float(0x800000) - 1.f;
   }
-  // The weights as each precision's products see them, rounded once.
+  const bool int8 = p == LowPrecision::Int8;
+  // The weights as each precision's products see them, rounded once (int8:
+  // quantized per row and dequantized; the products of the quantized
+  // integers are exact in double, as the kernels' integer sums are).
+  auto roundRows = [&](std::vector<float> &m, int64_t k) {
+    for (size_t row = 0; row * k < m.size(); ++row) {
+      float *v = &m[row * k];
+      if (!int8) {
+        for (int64_t i = 0; i < k; ++i)
+          v[i] = bf16(v[i]);
+        continue;
+      }
+      float maxAbs = 0.f;
+      for (int64_t i = 0; i < k; ++i)
+        maxAbs = std::max(maxAbs, std::fabs(v[i]));
+      for (int64_t i = 0; i < k; ++i)
+        v[i] = quantizeInt8(v[i], maxAbs) * int8Scale(maxAbs);
+    }
+  };
   std::vector<float> wq(w.begin(), w.begin() + D * G * H * I),
       rq(r.begin(), r.begin() + D * G * H * H);
-  for (float &v : wq)
-    v = bf16(v);
-  for (float &v : rq)
-    v = bf16(v);
+  roundRows(wq, I);
+  roundRows(rq, H);
   auto run = [&](bool round, std::vector<float> &y) {
-    auto q = [&](float v) { return round ? bf16(v) : v; };
+    // An operand vector as the products see it: bf16-rounded, or int8
+    // quantized to its own range and dequantized.
+    auto q = [&](std::vector<float> &v) {
+      if (round)
+        roundRows(v, v.size());
+    };
     const float *W = round ? wq.data() : w.data();
     const float *R = round ? rq.data() : r.data();
     y.assign(steps * D * batch * H, 0.f);
@@ -229,22 +258,21 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
         for (int64_t st = 0; st < steps; ++st) {
           int64_t t = s.reverse[d] ? steps - 1 - st : st;
           const float *xt = &x[(t * batch + b) * I];
-          for (int64_t k = 0; k < H; ++k)
-            hq[k] = q(h[k]);
+          hq = h;
+          q(hq);
           // x W^T + Bw, and h R^T + Br (kept apart for the GRU's n gate).
           std::vector<float> xq(xt, xt + I);
-          for (float &v : xq)
-            v = q(v);
+          q(xq);
           for (int64_t row = 0; row < G * H; ++row) {
             const float *wr = &W[(d * G * H + row) * I];
             const float *rr = &R[(d * G * H + row) * H];
-            float ax = bw[d * G * H + row], ah = br[d * G * H + row];
+            double ax = 0, ah = 0;
             for (int64_t k = 0; k < I; ++k)
-              ax += wr[k] * xq[k];
+              ax += double(wr[k]) * xq[k];
             for (int64_t k = 0; k < H; ++k)
-              ah += rr[k] * hq[k];
-            xr[row] = ax;
-            hr[row] = ah;
+              ah += double(rr[k]) * hq[k];
+            xr[row] = float(ax) + bw[d * G * H + row];
+            hr[row] = float(ah) + br[d * G * H + row];
           }
           float *yt = &y[((t * D + d) * batch + b) * H];
           for (int64_t j = 0; j < H; ++j) {
@@ -267,13 +295,14 @@ double rnn::simulatedBF16Error(const LayerShape &s, ArrayRef<float> w,
             if (!s.linearBeforeReset) {
               // n's recurrent product is over r * h.
               for (int64_t k = 0; k < H; ++k)
-                rh[k] = q(rg[k] * h[k]);
+                rh[k] = rg[k] * h[k];
+              q(rh);
               for (int64_t j = 0; j < H; ++j) {
                 const float *rr = &R[(d * G * H + 2 * H + j) * H];
-                float a = br[d * G * H + 2 * H + j];
+                double a = 0;
                 for (int64_t k = 0; k < H; ++k)
-                  a += rr[k] * rh[k];
-                hr[2 * H + j] = a;
+                  a += double(rr[k]) * rh[k];
+                hr[2 * H + j] = float(a) + br[d * G * H + 2 * H + j];
               }
             }
             for (int64_t j = 0; j < H; ++j) {

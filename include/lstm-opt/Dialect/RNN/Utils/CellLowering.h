@@ -109,19 +109,44 @@ enum class ActivationForm {
 /// `a` on one float, as ActivationForm::Reference computes it.
 float evalActivation(const Activation &a, float x);
 
-/// How far bf16 products move a layer's outputs: the layer's equations run
-/// on the host in f32 and again with the weights, x and h rounded to bf16
-/// for the products (accumulation, gates and states f32, as the CPU
-/// kernels' bf16 precision does), on `steps` steps of `batch` rows of
-/// random inputs (uniform in [-1, 1], seeded, zero initial state); returns
-/// max |y_bf16 - y_f32| / max |y_f32| over the outputs. `w`, `r`, `bw`,
-/// `br` are the layer's constants in the dialect's layout ([D][G*H][I],
-/// [D][G*H][H], [D][G*H]). A very large layer runs fewer steps (at most
-/// about 2^28 multiply-adds per precision); `stepsRun` receives how many.
-double simulatedBF16Error(const LayerShape &s, llvm::ArrayRef<float> w,
-                          llvm::ArrayRef<float> r, llvm::ArrayRef<float> bw,
-                          llvm::ArrayRef<float> br, int64_t steps,
-                          int64_t batch, int64_t *stepsRun = nullptr);
+/// The reduced precisions of the CPU kernels' products.
+enum class LowPrecision { BF16, Int8 };
+
+/// int8's symmetric scale for values whose largest magnitude is `maxAbs`:
+/// maxAbs / 127 (0 for all-zero values).
+inline float int8Scale(float maxAbs) { return maxAbs / 127.f; }
+/// `v` quantized to int8 for a range of `maxAbs`: round(v * (127 / maxAbs)),
+/// ties to even, clamped to [-127, 127]; 0 when maxAbs is 0. The CPU
+/// kernels quantize their weights (per gate row) with this, and x and h
+/// (per row and step) with the same float operations at run time.
+int8_t quantizeInt8(float v, float maxAbs);
+
+/// How far reduced-precision products move a layer's outputs: the layer's
+/// equations run on the host in f32 and again with the products in
+/// precision `p`, as the CPU kernels compute them: bf16 rounds the weights,
+/// x and h to bf16; int8 quantizes the weights per gate row, and x, h (and
+/// a GRU's r * h) per row and step, to their range (quantizeInt8), with
+/// exact integer sums; accumulation, gates and states stay f32. Runs on
+/// `steps` steps of `batch` rows of random inputs (uniform in [-1, 1],
+/// seeded, zero initial state); returns max |y_low - y_f32| / max |y_f32|
+/// over the outputs. `w`, `r`, `bw`, `br` are the layer's constants in the
+/// dialect's layout ([D][G*H][I], [D][G*H][H], [D][G*H]). A very large
+/// layer runs fewer steps (at most about 2^28 multiply-adds per
+/// precision); `stepsRun` receives how many.
+double simulatedPrecisionError(const LayerShape &s, LowPrecision p,
+                               llvm::ArrayRef<float> w,
+                               llvm::ArrayRef<float> r,
+                               llvm::ArrayRef<float> bw,
+                               llvm::ArrayRef<float> br, int64_t steps,
+                               int64_t batch, int64_t *stepsRun = nullptr);
+inline double simulatedBF16Error(const LayerShape &s, llvm::ArrayRef<float> w,
+                                 llvm::ArrayRef<float> r,
+                                 llvm::ArrayRef<float> bw,
+                                 llvm::ArrayRef<float> br, int64_t steps,
+                                 int64_t batch, int64_t *stepsRun = nullptr) {
+  return simulatedPrecisionError(s, LowPrecision::BF16, w, r, bw, br, steps,
+                                 batch, stepsRun);
+}
 
 mlir::Value emitActivation(mlir::ImplicitLocOpBuilder &b, const Activation &a,
                            mlir::Value x,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The CPU backend's bf16 precision against an exact reference.
+"""The CPU backend's bf16 and int8 precisions against exact references.
 
-Usage: cpu_bf16.py --lstm-run PATH [--workdir DIR]
+Usage: cpu_precision.py --lstm-run PATH [--precision bf16|int8] [--workdir DIR]
 
 `lstm-run --precision=bf16` stores the weights as bf16 and rounds x and h
 (and, for a GRU with the reset before its matmul, r * h) to bf16 for the
@@ -11,9 +11,22 @@ same roundings (round to nearest, ties to even) and accumulates in float64:
 every output must agree within |a - b| <= 1e-4 * max(|b|, 0.1), so a
 rounding done differently (or not at all) fails, where a comparison with f32
 (also printed, as the precision's own error) could not tell.
+
+`--precision=int8` quantizes the weights per gate row and x, h (and r * h)
+per row and step, symmetrically to their range (q = round(v * 127 / max|v|),
+ties to even, in float32 as the kernels do), and sums the integer products
+exactly. The reference does the same. A value the kernels' activations put
+within ~1e-5 of a rounding boundary may round the other way than numpy's
+(their polynomials differ from numpy's in the last bits), so int8 checks
+the median error against the reference (<= 1e-5) and its maximum against a
+third of the int8 error itself (the error against f32): a wrong scale,
+offset or layout moves every output by about the latter. The kernels of a
+CPU with VNNI (vpdpbusd) are also compared with the same model compiled for
+x86-64-v3 (int8 weights widened to f32 in registers, exact integer
+products): the two must agree within 1e-6.
 Covers directions, GRU linear_before_reset 0/1, sequence_lens, clip, odd
 sizes (I, H not multiples of the vector width, odd I), B = 1/5, T = 1, and
-1 and 2 threads. Prints 'bf16: N passed, M failed'.
+1 and 2 threads. Prints '<precision>: N passed, M failed'.
 """
 import argparse
 import os
@@ -39,12 +52,24 @@ def bf16(a):
     return np.where(np.isnan(a), a, r)
 
 
+def int8_rows(a):
+    """Each row (last axis) quantized to int8 for its range and dequantized,
+    in float32 as the kernels and lstm-opt's packing do."""
+    a = np.asarray(a, np.float32)
+    m = np.max(np.abs(a), axis=-1, keepdims=True).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(m > 0, np.float32(127) / m, np.float32(0)).astype(np.float32)
+    q = np.clip(np.rint((a * inv).astype(np.float32)), -127, 127)
+    return (q.astype(np.float64) * (m / np.float32(127)).astype(np.float64))
+
+
 def sig(x):
     return 1 / (1 + np.exp(-x))
 
 
-def reference(kind, X, W, R, B, h0, c0, lens, direction, lbr, clip):
-    """ONNX layer equations with bf16 operands; returns Y, Y_h (, Y_c)."""
+def reference(kind, X, W, R, B, h0, c0, lens, direction, lbr, clip, low=bf16):
+    """ONNX layer equations with the products' operands rounded by `low`
+    (bf16, or int8_rows); returns Y, Y_h (, Y_c)."""
     T, Bn, _ = X.shape
     D = W.shape[0]
     G = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
@@ -54,10 +79,10 @@ def reference(kind, X, W, R, B, h0, c0, lens, direction, lbr, clip):
     Yc = np.zeros((D, Bn, H))
     lens = lens if lens is not None else np.full(Bn, T)
     cl = (lambda v: np.clip(v, -clip, clip)) if clip else (lambda v: v)
-    Xr = bf16(X).astype(np.float64)
+    Xr = low(X).astype(np.float64)
     for d in range(D):
-        Wr = bf16(W[d]).astype(np.float64)
-        Rr = bf16(R[d]).astype(np.float64)
+        Wr = low(W[d]).astype(np.float64)
+        Rr = np.concatenate([low(R[d, g * H:(g + 1) * H]) for g in range(G)]).astype(np.float64)
         bw, br = B[d, :G * H].astype(np.float64), B[d, G * H:].astype(np.float64)
         for b in range(Bn):
             h = h0[d, b].astype(np.float32)
@@ -66,7 +91,7 @@ def reference(kind, X, W, R, B, h0, c0, lens, direction, lbr, clip):
                 reversed(range(lens[b]))
             for t in steps:
                 xw = Wr @ Xr[t, b] + bw
-                hr = bf16(h).astype(np.float64)
+                hr = low(h).astype(np.float64)
                 if kind == "LSTM":
                     g = (xw + Rr @ hr + br).astype(np.float32)
                     i, o, f, cc = (g[k * H:(k + 1) * H] for k in range(4))
@@ -80,7 +105,7 @@ def reference(kind, X, W, R, B, h0, c0, lens, direction, lbr, clip):
                     if lbr:
                         n = xw[2 * H:] + r * (Rr[2 * H:] @ hr + br[2 * H:])
                     else:
-                        rh = bf16((r * h).astype(np.float32)).astype(np.float64)
+                        rh = low((r * h).astype(np.float32)).astype(np.float64)
                         n = xw[2 * H:] + Rr[2 * H:] @ rh + br[2 * H:]
                     n = np.tanh(cl(n.astype(np.float32)))
                     h = ((1 - z) * n + z * h).astype(np.float32)
@@ -113,10 +138,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-run", required=True)
     ap.add_argument("--workdir")
-    ap.add_argument("--lstm-opt", help="also check lstm-opt's remark: its simulated bf16 "
+    ap.add_argument("--precision", choices=["bf16", "int8"], default="bf16")
+    ap.add_argument("--lstm-opt", help="also check lstm-opt's remark: its simulated "
                     "error against f32 within a factor of 20 of the measured one")
     a = ap.parse_args()
-    work = a.workdir or tempfile.mkdtemp(prefix="cpu-bf16-")
+    int8 = a.precision == "int8"
+    work = a.workdir or tempfile.mkdtemp(prefix="cpu-" + a.precision + "-")
     os.makedirs(work, exist_ok=True)
     import onnx
     from onnx import numpy_helper as nh
@@ -129,7 +156,7 @@ def main():
         init = {t.name: nh.to_array(t) for t in m.graph.initializer}
         ref = reference(spec["kind"], feeds["X"], init["W"], init["R"], init["B"],
                         feeds["h0"], feeds.get("c0"), feeds.get("lens"), spec.get("direction", "forward"),
-                        spec.get("lbr", 0), spec.get("clip"))
+                        spec.get("lbr", 0), spec.get("clip"), int8_rows if int8 else bf16)
         f32 = run_ort(path, feeds)
         inp = os.path.join(work, name + ".in.npz")
         np.savez(inp, **feeds)
@@ -137,7 +164,7 @@ def main():
         for k in (1, 2):
             out = os.path.join(work, f"{name}.t{k}.npz")
             proc = subprocess.run([a.lstm_run, path, "--inputs", inp, "--outputs", out,
-                                   "--threads", str(k), "--precision=bf16", "-q"],
+                                   "--threads", str(k), "--precision=" + a.precision, "-q"],
                                   capture_output=True, text=True)
             if proc.returncode:
                 print(f"FAIL {name} threads={k}: exit {proc.returncode}\n{proc.stderr}")
@@ -145,18 +172,39 @@ def main():
                 continue
             got = np.load(out)
             worst = err32 = 0.0
+            rel = []
             for n, want in zip(names, ref):
                 g = got[n]
-                worst = max(worst, float(np.max(np.abs(g - want) /
-                                                np.maximum(np.abs(want), 1e-1))))
+                e = np.abs(g - want) / np.maximum(np.abs(want), 1e-1)
+                rel.append(e.ravel())
+                worst = max(worst, float(np.max(e)))
                 err32 = max(err32, float(np.max(np.abs(g - f32[n])) /
                                          max(float(np.max(np.abs(f32[n]))), 1e-30)))
-            ok = worst <= RTOL
+            median = float(np.median(np.concatenate(rel)))
+            if int8:
+                ok = median <= 1e-5 and (worst <= RTOL or worst <= err32 / 3)
+            else:
+                ok = worst <= RTOL
+            widen = ""
+            if int8 and k == 1:
+                # The same model with the int8 weights widened (no VNNI).
+                out3 = os.path.join(work, f"{name}.v3.npz")
+                p3 = subprocess.run([a.lstm_run, path, "--inputs", inp, "--outputs", out3,
+                                     "--precision=int8", "--target-cpu=x86-64-v3", "-q"],
+                                    capture_output=True, text=True)
+                if p3.returncode:
+                    print(f"FAIL {name} x86-64-v3: exit {p3.returncode}\n{p3.stderr}")
+                    ok = False
+                else:
+                    g3 = np.load(out3)
+                    d3 = max(float(np.max(np.abs(g3[n] - got[n]))) for n in names)
+                    ok = ok and d3 <= 1e-6
+                    widen = f"; widened (x86-64-v3) vs this CPU's {d3:.1e}"
             sim = ""
             if a.lstm_opt and k == 1:
                 # The remark's estimate (other random inputs, up to 8 steps, one
                 # batch row) is of the same order as what the kernels do.
-                p = subprocess.run([a.lstm_opt, path, "--target=cpu", "--precision=bf16",
+                p = subprocess.run([a.lstm_opt, path, "--target=cpu", "--precision=" + a.precision,
                                     "-o", os.path.join(work, name + ".mlir")],
                                    capture_output=True, text=True)
                 found = re.search(r"simulated on the host\): max rel error ([0-9.e+-]+)", p.stderr)
@@ -165,11 +213,12 @@ def main():
                 ok = ok and close
                 sim = f"; remark's simulated {est if est is None else f'{est:.1e}'}" + \
                     ("" if close else " (not within 20x of the measured)")
-            print(f"{'ok  ' if ok else 'FAIL'} {name} threads={k}: vs bf16 reference "
-                  f"{worst:.2e}; vs f32 (ONNX Runtime) max rel {err32:.2e}{sim}")
+            print(f"{'ok  ' if ok else 'FAIL'} {name} threads={k}: vs {a.precision} reference "
+                  f"{worst:.2e} (median {median:.1e}); vs f32 (ONNX Runtime) max rel "
+                  f"{err32:.2e}{sim}{widen}")
             passed += ok
             failed += not ok
-    print(f"bf16: {passed} passed, {failed} failed")
+    print(f"{a.precision}: {passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
 

@@ -1,0 +1,63 @@
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=16" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=VNNI
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 vector-width=8" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=WIDE
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK8
+
+// precision=int8 with int8-dot (VNNI): the weights are quantized per gate
+// row (W = 0.5 everywhere: scale 0.5/127, every q = 127) and packed four k
+// to a 32-bit word ([D][H/V][ceil(K/4)][G][V]: K = 5 inputs -> 2 words);
+// 128 * the sum of each row's q is kept beside them (127 * 5 * 128 = 81280)
+// for vpdpbusd's unsigned operands (q + 128).
+// VNNI-DAG: memref.global "private" constant @__lstm_opt_layer_W_comp : memref<64xi32> = dense<[81280, 81280, 81280, 81280, 0,
+// VNNI-DAG: memref.global "private" constant @__lstm_opt_layer_W_scale : memref<64xf32> = dense<[0.00393700786, 0.00393700786, 0.00393700786, 0.00393700786, 0.000000e+00,
+// VNNI-DAG: memref.global "private" constant @__lstm_opt_layer_W_i8x4 : memref<128xi32> = dense<"0x7F7F7F7F
+// VNNI-DAG: memref.global "private" constant @__lstm_opt_layer_R_i8x4 : memref<64xi32>
+// VNNI-LABEL: func.func private @__lstm_opt_layer(
+// VNNI: memref.expand_shape {{.*}} : memref<128xi32> into memref<1x1x2x4x16xi32>
+// x quantized once per row: max |x| (a plain max; v - v summed finds NaNs),
+// q = round(x * 127 / max) + 128 as u8.
+// VNNI: arith.maxnumf {{.*}} fastmath<nnan> : vector<16xf32>
+// VNNI: vector.reduction <maxnumf>, {{.*}} fastmath<nnan> : vector<16xf32> into f32
+// VNNI: math.roundeven {{.*}} : vector<16xf32>
+// VNNI: arith.fptosi {{.*}} : vector<16xf32> to vector<16xi32>
+// VNNI: arith.trunci {{.*}} : vector<16xi32> to vector<16xi8>
+// The GEMMs: one vpdpbusd per gate and word of four k, the row's word
+// broadcast; the sums dequantized: (sum - comp) * weight scale * row scale.
+// VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"({{.*}}) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI: arith.subi {{.*}} : vector<16xi32>
+// VNNI: arith.sitofp {{.*}} : vector<16xi32> to vector<16xf32>
+
+// Without int8-dot: one s8 per weight ([D][H/V][K][G][V]), sign-extended and
+// converted in registers, f32 FMAs on the quantized operands (exact).
+// WIDE-DAG: memref.global "private" constant @__lstm_opt_layer_W_i8 : memref<160xi8>
+// WIDE-DAG: memref.global "private" constant @__lstm_opt_layer_R_i8 : memref<128xi8>
+// WIDE-LABEL: func.func private @__lstm_opt_layer(
+// WIDE: math.roundeven {{.*}} : vector<8xf32>
+// WIDE: arith.extsi {{.*}} : vector<8xi8> to vector<8xi32>
+// WIDE: arith.sitofp {{.*}} : vector<8xi32> to vector<8xf32>
+// WIDE: vector.fma
+// WIDE-NOT: vpdpbusd
+
+// VNNI at 8 lanes is the 256-bit vpdpbusd (AVX-VNNI or AVX512_VNNI+VL).
+// REMARK8: precision int8 (weights int8 with one scale per gate row, x and h quantized per row and step to their range, integer products, gates and states f32): VNNI vpdpbusd (256-bit); int8 against f32 on random inputs (3 steps, simulated on the host): max rel error {{[0-9]\.[0-9]e-0[2-5]}}
+func.func @lstm(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x16x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x16x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x16xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x16x5xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x16xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) loc("layer")
+  return %y : tensor<3x1x2x4xf32>
+}
+
+// -----
+
+// A GRU with the reset before its matmul: r * h is quantized per row too,
+// between the step's two phases.
+// WIDE-LABEL: func.func private @__lstm_opt_gru(
+// WIDE-COUNT-3: math.roundeven
+// REMARK8: precision int8
+func.func @gru(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x12x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x12x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x12xf32>
+  %y, %hn = rnn.sequence gru forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x12x5xf32>, tensor<1x12x4xf32>, tensor<1x12xf32>, tensor<1x12xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>) loc("gru")
+  return %y : tensor<3x1x2x4xf32>
+}
