@@ -72,6 +72,23 @@ LABELS = {"ort_unrolled": "ORT unrolled", "ort_fused": "ORT fused",
           "ov_fused_default": "OpenVINO fused (default precision)"}
 REL_TOL = 1e-4
 BF16_REL_TOL = 1e-2  # lstm-run --precision=bf16 against f32
+INT8_REL_TOL = 2e-2  # int8 columns against f32
+
+
+def time_ort_int8(fused_path, feeds, threads, cfg, workdir):
+    """ONNX Runtime's int8 LSTM: the fused model through
+    onnxruntime.quantization.quantize_dynamic (per-channel int8 weights:
+    com.microsoft.DynamicQuantizeLSTM, activations quantized per GEMM call).
+    ORT has no int8 GRU or RNN: those layers stay f32 and the column says so."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    q = os.path.join(workdir, "fused.int8.onnx")
+    quantize_dynamic(fused_path, q, weight_type=QuantType.QInt8, per_channel=True)
+    ops = [n.op_type for n in onnx.load(q, load_external_data=False).graph.node]
+    if "DynamicQuantizeLSTM" not in ops:
+        return {"error": "quantize_dynamic made no int8 layer (ORT quantizes LSTMs only)"}, {}
+    col, outs = time_ort(q, feeds, threads, cfg)
+    col["int8_ops"] = ops.count("DynamicQuantizeLSTM")
+    return col, outs
 
 
 def log(*a):
@@ -706,6 +723,34 @@ def run_size(entry, cfg, tools, roof, work):
             log(f"[{name}] lstm-run bf16: {c['median_ms']:.3f} ms, "
                 f"rel err {c.get('check', {}).get('max_rel_err', float('nan')):.1e}")
 
+    # 4c. int8: lstm-run (weights int8 per gate row, x and h quantized per
+    # row and step) and ONNX Runtime's DynamicQuantizeLSTM on the fused model.
+    if cfg.int8 and "error" not in col:
+        p = next(q for q in order if os.path.basename(q).replace(".onnx", "") == col["model"])
+        c = metered(run_lstm_run, cfg.lstm_run, p, npz, d, cfg.threads, ref, est, cfg,
+                    ["--precision=int8"])
+        if "max_rel_err" in c.get("check", {}):
+            c["check"]["pass"] = c["check"]["max_rel_err"] <= INT8_REL_TOL
+        res["columns"]["lstm_run_int8"] = c
+        if "error" in c:
+            log(f"[{name}] lstm-run int8: n/a: {c['error'][-300:]}")
+        else:
+            log(f"[{name}] lstm-run int8: {c['median_ms']:.3f} ms, "
+                f"rel err {c.get('check', {}).get('max_rel_err', float('nan')):.1e}")
+        if fused_ok:
+            try:
+                c, outs = metered(time_ort_int8, dst, feeds, cfg.threads, cfg, d)
+            except Exception as e:  # noqa: BLE001  (a quantizer failure is a result)
+                c, outs = {"error": f"{type(e).__name__}: {e}"[-2000:]}, {}
+            if "error" not in c:
+                c["check"] = rel_err(outs, ref)
+                c["check"]["pass"] = c["check"]["max_rel_err"] <= INT8_REL_TOL
+                log(f"[{name}] ORT DynamicQuantizeLSTM: {c['median_ms']:.3f} ms, "
+                    f"rel err {c['check']['max_rel_err']:.1e}")
+            else:
+                log(f"[{name}] ORT int8: n/a: {c['error'][-200:]}")
+            res["columns"]["ort_int8"] = c
+
     # 5. The floor.
     fl = floor_model(cell, T, B, I, H, L, roof)
     res["columns"]["floor"] = {"median_ms": fl["ms"], "min_ms": fl["ms"], **fl} if fl else \
@@ -818,6 +863,25 @@ def write_markdown(path, info, roof, results, cfg):
             L.append(f"| {size_label(r)} | {fmt_ms(f)} | {fmt_ms(b)} | {ratio(f, b)} | "
                      f"{ratio(o, b)} | {fmt_ms(ovd)} | {ratio(ovd, b)} | {fmt_err(f)} | "
                      f"{fmt_err(b)} | {fmt_err(ovd)} |")
+    if any("lstm_run_int8" in r["columns"] for r in results):
+        flags = open("/proc/cpuinfo").read()
+        vnni = "avx512_vnni" in flags or "avx_vnni" in flags
+        how = ("the products are VNNI vpdpbusd" if vnni and not cfg.target_cpu
+               else "the kernels widen the int8 weights in registers")
+        L.append("\nlstm-run at `--precision=int8` (weights int8 with one scale per gate row, x and h "
+                 f"quantized per row and step to their range, exact integer products; {how}) beside "
+                 "its f32 and ONNX Runtime's int8 LSTM (quantize_dynamic, per-channel: "
+                 "com.microsoft.DynamicQuantizeLSTM); rel err against ORT on the unrolled graph (f32):\n")
+        L.append("| T, B, I, H | lstm-run f32 | lstm-run int8 | f32 / int8 | ORT int8 "
+                 "| ORT int8 / lstm-run int8 | rel err lstm-run int8 | rel err ORT int8 |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in results:
+            c = r["columns"]
+            b, f, o = c.get("lstm_run_int8", {}), c.get("lstm_run", {}), c.get("ort_int8", {})
+            ratio = lambda a, z: fmt_ratio(a["median_ms"] / z["median_ms"]  # noqa: E731
+                                           if a.get("median_ms") and z.get("median_ms") else None)
+            L.append(f"| {size_label(r)} | {fmt_ms(f)} | {fmt_ms(b)} | {ratio(f, b)} | "
+                     f"{fmt_ms(o)} | {ratio(o, b)} | {fmt_err(b)} | {fmt_err(o)} |")
     L.append("\nEvery column against the floor, and the output checks:\n")
     L.append("| T, B, I, H | ORT unrolled / floor | ORT fused / floor | oneDNN / floor | lstm-run / floor "
              "| rel err ORT fused | rel err oneDNN (primitive) | rel err lstm-run | runs (unrolled, fused, "
@@ -951,6 +1015,8 @@ def main():
     ap.add_argument("--lstm-run", default=os.path.join(ROOT, "build", "bin", "lstm-run"))
     ap.add_argument("--target-cpu", default="",
                     help="lstm-run --target-cpu (e.g. x86-64-v3: the AVX2 kernels on an AVX-512 machine)")
+    ap.add_argument("--no-int8", dest="int8", action="store_false",
+                    help="leave out the lstm-run --precision=int8 and ORT int8 columns")
     ap.add_argument("--no-bf16", dest="bf16", action="store_false",
                     help="leave out the lstm-run --precision=bf16 column")
     ap.add_argument("--lstm-run-model", choices=["unrolled", "fused"], default="unrolled",

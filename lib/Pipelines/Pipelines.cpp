@@ -23,7 +23,8 @@ using namespace lstm_opt;
 using namespace lstm_opt::rnn;
 
 void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
-                                        bool importQuantized) {
+                                        bool importQuantized,
+                                        StringRef quantizedPrecision) {
   pm.addPass(createRNNUnrollRecurrentLoopsPass());
   // Made by the default constructor and given its option as text: the
   // pass's statistics are constructed in libMLIR (built with NDEBUG, where
@@ -34,7 +35,8 @@ void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
   std::unique_ptr<Pass> recognize = createRNNRecognizeCellsPass();
   if (importQuantized)
     (void)recognize->initializeOptions(
-        "import-quantized=true", [](const Twine &) { return failure(); });
+        ("import-quantized=true quantized-precision=" + quantizedPrecision).str(),
+        [](const Twine &) { return failure(); });
   pm.addPass(std::move(recognize));
   // An imported foreign layer has the shapes the importer could not infer.
   if (importQuantized)

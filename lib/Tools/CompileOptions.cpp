@@ -160,6 +160,8 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16", "int8"}))
     return e;
   o.precision = precision;
+  // A quantized layer runs int8 unless a precision was asked for.
+  o.quantizedInt8 = precision.getNumOccurrences() == 0;
   o.threads = threadsOpt;
   o.batchTile = batchTile;
   o.targetCPU = targetCPU;

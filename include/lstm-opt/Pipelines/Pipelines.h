@@ -24,9 +24,11 @@ namespace lstm_opt {
 /// recognised, rolled into layers, bidirectional halves paired. Each pass
 /// leaves what it cannot prove untouched, with a remark. With
 /// `importQuantized` (the compiled targets), com.microsoft.DynamicQuantizeLSTM
-/// layers are imported too, and shapes inferred again past them.
+/// layers are imported too, and shapes inferred again past them;
+/// `quantizedPrecision` "int8" marks them to run on the int8 kernels.
 void buildRecognitionPipeline(mlir::OpPassManager &pm,
-                              bool importQuantized = false);
+                              bool importQuantized = false,
+                              llvm::StringRef quantizedPrecision = "f32");
 
 struct DefaultPipelineOptions
     : public mlir::PassPipelineOptions<DefaultPipelineOptions> {};

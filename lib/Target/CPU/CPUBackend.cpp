@@ -592,7 +592,8 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   CPUOptions opts = options;
   if (opts.recognize) {
     PassManager pm(ctx);
-    buildRecognitionPipeline(pm, /*importQuantized=*/true);
+    buildRecognitionPipeline(pm, /*importQuantized=*/true,
+                             opts.quantizedInt8 ? "int8" : "f32");
     if (failed(pm.run(module)))
       return failure();
     opts.recognize = false;

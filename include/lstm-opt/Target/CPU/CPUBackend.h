@@ -37,10 +37,15 @@ struct CPUOptions {
   unsigned threads = 1;
   /// Rows per register tile of the generated GEMMs; 0 = automatic.
   int64_t batchTile = 0;
-  /// The recurrent layers' weight precision: "f32" (the model's numbers) or
+  /// The recurrent layers' weight precision: "f32" (the model's numbers),
   /// "bf16" (weights stored as bf16, x and h rounded to bf16 for the
-  /// products; accumulation, gates and states f32).
+  /// products; accumulation, gates and states f32) or "int8" (weights int8
+  /// per gate row, x and h quantized per row and step).
   std::string precision = "f32";
+  /// Layers the model itself quantizes (com.microsoft.DynamicQuantizeLSTM)
+  /// run on the int8 kernels; false (a precision the user chose) runs them
+  /// at `precision` like every other layer.
+  bool quantizedInt8 = true;
   /// The CPU the code is compiled for: "" or "host" (this machine, with the
   /// features it has), or an LLVM CPU name of this machine's architecture
   /// (x86-64: x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, znver4,

@@ -401,10 +401,12 @@ bool isStepSlice(Value v) {
 /// The state of one run over one function.
 class CellRecognizer {
 public:
-  CellRecognizer(func::FuncOp func, bool importQuantized)
+  CellRecognizer(func::FuncOp func, bool importQuantized,
+                 StringRef quantizedPrecision = "f32")
       : func(func), ctx(func.getContext()),
         consts(std::make_unique<od::ConstantBuilder>(func)),
-        importQuantized(importQuantized) {}
+        importQuantized(importQuantized),
+        quantizedPrecision(quantizedPrecision.str()) {}
   void run();
   int64_t numCells = 0, numLayers = 0;
 
@@ -412,6 +414,9 @@ private:
   MLIRContext &getContext() { return *ctx; }
   void importLayer(Operation *op);
   bool importQuantized;
+  /// The `lstm_opt.precision` an imported quantized layer gets ("f32":
+  /// none).
+  std::string quantizedPrecision;
   void matchForm(const CellForm &form, const CellPattern &pattern,
                  Operation *anchor);
   void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
@@ -1559,6 +1564,11 @@ void CellRecognizer::importLayer(Operation *op) {
       none(lens) ? Value() : lens, acts ? *acts : nullptr,
       alphas ? b.getDenseF32ArrayAttr(*alphas) : nullptr,
       betas ? b.getDenseF32ArrayAttr(*betas) : nullptr, clip);
+  // A layer the model quantizes keeps asking for int8 (the CPU kernels'
+  // lstm_opt.precision; its weights are requantized per gate row from
+  // their exact f32 values).
+  if (isa<od::NodeOp>(op) && quantizedPrecision != "f32")
+    seq->setAttr("lstm_opt.precision", b.getStringAttr(quantizedPrecision));
   // Results back in the op's layout and types.
   auto replace = [&](Value old, Value now, ArrayRef<int64_t> perm) {
     if (isa<NoneType>(old.getType()) || old.use_empty())
@@ -1644,8 +1654,15 @@ struct RecognizeCells
   // make the pass with the default constructor, see buildRecognitionPipeline.)
   using RNNRecognizeCellsPassBase::RNNRecognizeCellsPassBase;
   void runOnOperation() override {
+    if (quantizedPrecision != "f32" && quantizedPrecision != "int8") {
+      getOperation()->emitError()
+          << "rnn-recognize-cells: quantized-precision must be f32 or "
+             "int8, not '"
+          << quantizedPrecision << "'";
+      return signalPassFailure();
+    }
     rnn::forEachGraph(getOperation(), [&](func::FuncOp func) {
-      CellRecognizer recognizer(func, importQuantized);
+      CellRecognizer recognizer(func, importQuantized, quantizedPrecision);
       recognizer.run();
       numCells += recognizer.numCells;
       numLayers += recognizer.numLayers;

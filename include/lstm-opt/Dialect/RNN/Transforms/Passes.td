@@ -75,6 +75,13 @@ def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
            "Also import com.microsoft.DynamicQuantizeLSTM layers, their int8 "
            "weights dequantized exactly into f32 (the compiled targets; the "
            "ONNX target keeps the op, which ONNX Runtime runs)">,
+    Option<"quantizedPrecision", "quantized-precision", "std::string",
+           "\"f32\"",
+           "With import-quantized: the precision the imported quantized "
+           "layers ask for, as their `lstm_opt.precision` attribute: int8 "
+           "(the model's own: the CPU kernels quantize x and h as ONNX "
+           "Runtime does), or f32 (no attribute: the layer runs at the "
+           "backend's precision)">,
   ];
   let statistics = [
     Statistic<"numCells", "cells", "Number of cells recognised">,
