@@ -504,10 +504,33 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   }
   report.phases.push_back({"passes", msSince(start)});
   report.opsAfter = RunReport::countOps(*module);
+  // The report (--report, --report-file), once the output is written;
+  // returns the exit status.
+  auto finishReport = [&]() -> int {
+    if (reportKind == "none")
+      return 0;
+    std::string text;
+    llvm::raw_string_ostream ros(text);
+    if (reportKind == "json")
+      report.printJSON(ros);
+    else
+      report.printText(ros);
+    if (!reportFile.empty())
+      return failed(writeAtomically(reportFile, text)) ? 1 : 0;
+    if (outputPath == "-")
+      llvm::errs() << text;
+    else
+      llvm::outs() << text;
+    return 0;
+  };
   if (gpuKernelsOnly && outFormat == Format::Object) {
-    if (llvm::sys::path::extension(outputPath) == ".cubin")
-      return failed(gpu_backend::ptxToCubin(ptx, cpuOptions.gpuChip, outputPath));
-    return failed(writeAtomically(outputPath, ptx));
+    if (llvm::sys::path::extension(outputPath) == ".cubin") {
+      if (failed(gpu_backend::ptxToCubin(ptx, cpuOptions.gpuChip, outputPath)))
+        return 1;
+    } else if (failed(writeAtomically(outputPath, ptx))) {
+      return 1;
+    }
+    return finishReport();
   }
 
   if ((target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) &&
@@ -531,7 +554,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
         llvm::errs() << outputPath << ": error: cannot write the output file\n";
         return 1;
       }
-      return 0;
+      return finishReport();
     }
   }
 
@@ -553,24 +576,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   if (failed(writeAtomically(outputPath, data)))
     return 1;
   report.phases.push_back({"export", msSince(start)});
-
-  if (reportKind != "none") {
-    std::string text;
-    llvm::raw_string_ostream ros(text);
-    if (reportKind == "json")
-      report.printJSON(ros);
-    else
-      report.printText(ros);
-    if (!reportFile.empty()) {
-      if (failed(writeAtomically(reportFile, text)))
-        return 1;
-    } else if (outputPath == "-") {
-      llvm::errs() << text;
-    } else {
-      llvm::outs() << text;
-    }
-  }
-  return 0;
+  return finishReport();
 }
 
 } // namespace

@@ -24,7 +24,7 @@ except ImportError:  # a --no-deps install: lstm_opt.runtime still works
     onnx = None
 
 __all__ = ["optimize", "report", "check", "html_report", "random_inputs", "CheckResult",
-           "LstmOptError", "find_tool"]
+           "LstmOptError", "find_tool", "compile"]
 
 ModelLike = Union[str, os.PathLike, "onnx.ModelProto"]
 
@@ -89,6 +89,42 @@ def _run(model: ModelLike, passes: Optional[Sequence[str]], want_model: bool):
         fused = (_needs(onnx, "onnx", "lstm_opt.optimize").load(out)
                  if want_model else None)
         return fused, result
+
+
+def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A001
+            precision: Optional[str] = None, threads: Optional[int] = None,
+            target_cpu: Optional[str] = None,
+            input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+            extra_args: Sequence[str] = ()) -> Dict:
+    """Compiles `model` for the CPU (`lstm-opt --target=cpu`) into the shared
+    library `out_path` (a `.so`; its C header is written beside it) and
+    returns the report dict. `precision`: "f32", "bf16" or "int8" (None: the
+    model's own: f32, and int8 for layers the model quantizes);
+    `threads`: the library's initial thread count; `target_cpu`: an LLVM CPU
+    name (default: this machine); `input_shapes`: sizes for symbolic
+    dimensions, {name: [d0, d1, ...]}. Load the result with
+    `lstm_opt.runtime.Model(out_path)`. Nothing is written on failure."""
+    out_path = os.fspath(out_path)
+    with tempfile.TemporaryDirectory(prefix="lstm_opt-") as tmp:
+        src = _materialize(model, tmp)
+        rep = os.path.join(tmp, "report.json")
+        cmd = [find_tool(), src, "--target=cpu", "-o", out_path, "--report=json",
+               "--report-file", rep]
+        if precision is not None:
+            cmd.append("--precision=" + precision)
+        if threads is not None:
+            cmd += ["--threads", str(int(threads))]
+        if target_cpu:
+            cmd.append("--target-cpu=" + target_cpu)
+        for name, dims in (input_shapes or {}).items():
+            cmd.append("--input-shape=%s=%s" % (name, "x".join(str(int(d)) for d in dims)))
+        cmd += list(extra_args)
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise LstmOptError(proc.stderr.strip() or
+                               f"lstm-opt exited with {proc.returncode}")
+        with open(rep) as f:
+            return json.load(f)
 
 
 def optimize(model: ModelLike, *, passes: Optional[Sequence[str]] = None,

@@ -76,6 +76,17 @@ def _descriptor(array: np.ndarray):
 class Model:
     """A compiled model (.so) loaded into this process."""
 
+    @classmethod
+    def compile(cls, model, out_path: str | os.PathLike, *, precision: str | None = None,
+                threads: int | None = None, **kwargs) -> "Model":
+        """Compiles an ONNX model (a path or a ModelProto) with
+        `lstm_opt.compile` (lstm-opt --target=cpu; needs the lstm-opt tool)
+        into `out_path` and loads it. `precision`: "f32", "bf16" or "int8"
+        (None: the model's own)."""
+        from . import compile as _compile
+        _compile(model, out_path, precision=precision, threads=threads, **kwargs)
+        return cls(out_path, threads=threads)
+
     def __init__(self, path: str | os.PathLike, threads: int | None = None):
         path = os.fspath(path)
         if not os.path.isfile(path):

@@ -194,3 +194,34 @@ def test_runtime_thread_count_is_settable(tmp_path):
     from lstm_opt.runtime import Model
     with Model(_compile(tmp_path, MODELS / "torch_nn_lstm.onnx"), threads=4) as m:
         assert m.threads == 1
+
+
+def test_compile_at_each_precision_runs_close_to_onnxruntime(tmp_path):
+    import numpy as np
+    import onnxruntime as ort
+    from lstm_opt.runtime import Model
+
+    src = MODELS / "torch_nn_lstm.onnx"
+    rng = np.random.default_rng(1)
+    feeds = None
+    want = None
+    for precision, tol in (("f32", 1e-5), ("bf16", 5e-2), ("int8", 1e-1)):
+        out = tmp_path / f"m_{precision}.so"
+        rep = lstm_opt.compile(src, out, precision=precision, threads=1)
+        assert out.exists() and (tmp_path / f"m_{precision}.h").exists()
+        kernels = [r["message"] for r in rep["remarks"] if "CPU kernel" in r["message"]]
+        assert kernels and all(f"precision {precision}" in k for k in kernels), kernels
+        with Model(out) as m:
+            if feeds is None:
+                feeds = {t.name: rng.standard_normal(t.shape).astype(np.float32) for t in m.inputs}
+                want = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).run(None, feeds)
+            got = m.run(feeds)
+        err = max(float(np.max(np.abs(got[n] - w))) for n, w in zip(["y", "h_n", "c_n"], want))
+        assert err <= tol, (precision, err)
+        if precision != "f32":
+            assert err > 0, precision  # the precision was applied
+    with pytest.raises(lstm_opt.LstmOptError, match="int4"):
+        lstm_opt.compile(src, tmp_path / "bad.so", precision="int4")
+    assert not (tmp_path / "bad.so").exists()
+    with Model.compile(src, tmp_path / "again.so", precision="int8") as m:
+        assert m.inputs[0].shape == (5, 3, 5)
