@@ -3,8 +3,8 @@
 
 For every model of the end-to-end corpus (test/e2e/models/*.onnx) on random
 inputs (symbolic sizes 2): ONNX Runtime on the original is the reference;
-lstm-run --precision=f32 and --precision=bf16 each give the max relative
-error max|a - b| / max|ref| over all outputs.
+lstm-run --precision=f32, bf16 and int8 each give the max relative error
+max|a - b| / max|ref| over all outputs.
 
 The end task: each streaming silero-vad model the package ships
 (~/.cache/lstm-opt/models/silero-vad-6.2.3, scripts/fetch-models.sh) is
@@ -16,7 +16,8 @@ whose speech/no-speech decision at the package's threshold (0.5) differs.
 
 Writes bench/results/precision_accuracy.{md,json}. The CPU is named in the
 report: the bf16 code differs by ISA (vdpbf16ps with AVX512_BF16, weights
-widened in registers elsewhere) only at rounding level.
+widened in registers elsewhere) only at rounding level; the int8 code (VNNI
+vpdpbusd, or weights widened) gives the same numbers on every ISA.
 
 Usage: precision_accuracy.py [--lstm-run build/bin/lstm-run] [--lstm-opt build/bin/lstm-opt]
                              [--seconds 20] [--out bench/results/precision_accuracy]
@@ -39,7 +40,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "RealModels"))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from ortutil import random_inputs, run_ort  # noqa: E402
 
-PRECISIONS = ["f32", "bf16"]
+PRECISIONS = ["f32", "bf16", "int8"]
 
 
 def cpu_label():
@@ -47,7 +48,7 @@ def cpu_label():
                  if ln.startswith("model name")), "unknown CPU")
     flags = next((ln.split(":", 1)[1].split() for ln in open("/proc/cpuinfo")
                   if ln.startswith("flags")), [])
-    isa = [f for f in ("avx512f", "avx512_bf16", "amx_bf16", "avx512_vnni", "avx2", "fma")
+    isa = [f for f in ("avx512f", "avx512_bf16", "amx_bf16", "avx512_vnni", "avx_vnni", "avx2", "fma")
            if f in flags]
     return f"{name} ({', '.join(isa)})"
 
@@ -177,28 +178,31 @@ def main():
          "## The end-to-end corpus\n",
          "Max |a - b| / max |ref| over all outputs, the reference being ONNX Runtime (f32) on "
          "the original model, random inputs (symbolic sizes 2).\n",
-         "| model | f32 | bf16 |", "|---|---:|---:|"]
+         "| model | " + " | ".join(PRECISIONS) + " |", "|---|" + "---:|" * len(PRECISIONS)]
     for r in res["corpus"]:
-        L.append(f"| {r['model']} | {fmt(r.get('f32'), 'rel_err')} | {fmt(r.get('bf16'), 'rel_err')} |")
-    vals = [r["bf16"]["rel_err"] for r in res["corpus"] if "rel_err" in r.get("bf16", {})]
-    if vals:
-        L.append(f"\nbf16: median {np.median(vals):.1e}, max {max(vals):.1e} over "
-                 f"{len(vals)} models.\n")
+        L.append(f"| {r['model']} | " + " | ".join(fmt(r.get(p), 'rel_err') for p in PRECISIONS) + " |")
+    L.append("")
+    for p in PRECISIONS:
+        vals = [r[p]["rel_err"] for r in res["corpus"] if "rel_err" in r.get(p, {})]
+        if vals:
+            L.append(f"{p}: median {np.median(vals):.1e}, max {max(vals):.1e} over "
+                     f"{len(vals)} models.")
+    L.append("")
     L += ["## The end task: silero-vad speech probabilities\n",
           f"{a.seconds:g} s of speech-like audio streamed chunk by chunk (16 kHz, 512 samples + "
           "64 of context, the state carried), the compiled model through lstm_opt.runtime. "
           "Max |p - p_ORT| over all chunks, and the chunks whose decision at 0.5 differs from "
           "ONNX Runtime's.\n",
-          "| model | chunks | speech chunks (ORT) | f32: max prob diff | f32: decisions changed "
-          "| bf16: max prob diff | bf16: decisions changed |",
-          "|---|---:|---:|---:|---:|---:|---:|"]
+          "| model | chunks | speech chunks (ORT) | " +
+          " | ".join(f"{p}: max prob diff | {p}: decisions changed" for p in PRECISIONS) + " |",
+          "|---|---:|---:|" + "---:|---:|" * len(PRECISIONS)]
     for r in res["silero"]:
         if "error" in r:
-            L.append(f"| {r['error']} | | | | | | |")
+            L.append(f"| {r['error']} |" + " |" * (2 + 2 * len(PRECISIONS)))
             continue
-        L.append(f"| {r['model']} | {r['chunks']} | {r['speech_chunks_ort']} | "
-                 f"{fmt(r.get('f32'), 'max_prob_diff')} | {fmt(r.get('f32'), 'decisions_changed')} | "
-                 f"{fmt(r.get('bf16'), 'max_prob_diff')} | {fmt(r.get('bf16'), 'decisions_changed')} |")
+        L.append(f"| {r['model']} | {r['chunks']} | {r['speech_chunks_ort']} | " +
+                 " | ".join(f"{fmt(r.get(p), 'max_prob_diff')} | {fmt(r.get(p), 'decisions_changed')}"
+                            for p in PRECISIONS) + " |")
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(L) + "\n")
     print("wrote", a.out + ".md")
