@@ -57,6 +57,15 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                          "and step to their range; integer products; gates "
                          "and states in f32)"),
                 cl::init("f32"), cl::cat(category)),
+      state("state",
+            cl::desc("The model's state: IN=OUT[,IN=OUT...] pairs a graph "
+                     "input with the output the next call reads as it, or "
+                     "auto (each input that becomes a recurrent layer's "
+                     "initial state, paired with the output computed from "
+                     "that layer's final state; a remark lists the pairs). "
+                     "A compiled library then has the lstm_opt_stream_* API: "
+                     "the state lives in a stream object and leaves the calls"),
+            cl::value_desc("pairs|auto"), cl::cat(category)),
       targetCPU("target-cpu",
                 cl::desc("The CPU the code is for: host (default: this "
                          "machine), or an LLVM CPU name (x86-64-v3 for "
@@ -160,6 +169,7 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16", "int8"}))
     return e;
   o.precision = precision;
+  o.statePairs = state;
   // A quantized layer runs int8 unless a precision was asked for.
   o.quantizedInt8 = precision.getNumOccurrences() == 0;
   o.threads = threadsOpt;

@@ -7,6 +7,16 @@ from Python, with numpy alone: no compiler, LLVM or MLIR in the process.
     outs = m.run({"x": x})               # {'y': array(...), ...}
     m.close()
 
+A model compiled with state pairs (`lstm-opt ... --state=auto` or
+`--state state=stateN`) also streams: the state stays in a stream object and
+leaves the calls.
+
+    s = Model("vad.so").stream()
+    p = s.run({"input": chunk})["output"]          # state carried inside
+    ps = s.run_chunks({"input": chunks})["output"] # N chunks, one call
+    s.state                                        # {'state': array(...)}
+    s.reset()                                      # back to zeros
+
 The library's ABI (docs/RuntimeABI.md): `lstm_opt_model_signature`, a JSON
 string naming every input and output with its dtype and shape, and
 `lstm_opt_model_packed(void **descs)`, which takes one MLIR memref descriptor
@@ -25,7 +35,7 @@ from typing import Dict, List, Mapping, Tuple
 
 import numpy as np
 
-__all__ = ["Model", "TensorInfo", "RuntimeError_"]
+__all__ = ["Model", "Stream", "TensorInfo", "RuntimeError_"]
 
 _DTYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16,
@@ -122,6 +132,9 @@ class Model:
                 for t in doc["inputs"] if "bound" in t}
             self.outputs: List[TensorInfo] = [
                 TensorInfo(t["name"], t["dtype"], tuple(t["shape"])) for t in doc["outputs"]]
+            # (input name, output name) of each state pair (lstm-opt --state).
+            self.state_pairs: List[Tuple[str, str]] = [
+                (p["input"], p["output"]) for p in doc.get("state", [])]
         except (ValueError, KeyError, TypeError) as e:
             raise RuntimeError_(f"{path}: unreadable signature: {e}") from None
         for t in self.inputs + self.outputs:
@@ -200,11 +213,177 @@ class Model:
             self._run(ptrs)
         return {t.name: o for t, o in zip(self.outputs, outs)}
 
+    def stream(self) -> "Stream":
+        """A new stream of this model (compiled with state pairs): its own
+        state, starting at zeros. Streams run concurrently from threads."""
+        if self._lib is None:
+            raise RuntimeError_(f"{self.path}: the model was closed")
+        if not self.state_pairs:
+            raise RuntimeError_(f"{self.path}: the model has no state; compile it with "
+                                "lstm-opt --state=auto (or --state IN=OUT)")
+        return Stream(self)
+
     def close(self) -> None:
         """Drops this process's reference to the library."""
         self._lib = None
         self._run = None
         self._set_threads = self._get_threads = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Stream:
+    """One stream of a stateful compiled model (Model.stream()): the state
+    inputs and outputs (lstm-opt --state) and the bound inputs (--bind) are
+    the stream's, not arguments of `run`. The C calls run without the GIL."""
+
+    def __init__(self, model: Model):
+        lib = model._lib
+        self.model = model
+        self._lib = lib
+        for name, res, args in (
+                ("lstm_opt_stream_create", ctypes.c_void_p, []),
+                ("lstm_opt_stream_destroy", None, [ctypes.c_void_p]),
+                ("lstm_opt_stream_reset", None, [ctypes.c_void_p]),
+                ("lstm_opt_stream_get_state", ctypes.c_int32,
+                 [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p]),
+                ("lstm_opt_stream_set_state", ctypes.c_int32,
+                 [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p]),
+                ("lstm_opt_stream_run", None,
+                 [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+                ("lstm_opt_stream_run_chunks", None,
+                 [ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p])):
+            try:
+                fn = getattr(lib, name)
+            except AttributeError:
+                raise RuntimeError_(f"{model.path}: no {name} (compiled by an older "
+                                    "lstm-opt); recompile it") from None
+            fn.restype = res
+            fn.argtypes = args
+            setattr(self, "_" + name[len("lstm_opt_stream_"):], fn)
+        state_in = {a for a, _ in model.state_pairs}
+        state_out = {b for _, b in model.state_pairs}
+        by_name = {t.name: t for t in model.inputs}
+        self.states: List[TensorInfo] = [by_name[a] for a, _ in model.state_pairs]
+        self.inputs: List[TensorInfo] = [t for t in model.inputs
+                                         if t.name not in state_in and t.name not in model.bound]
+        self.outputs: List[TensorInfo] = [t for t in model.outputs if t.name not in state_out]
+        self._in = (ctypes.c_void_p * max(1, len(self.inputs)))()
+        self._out = (ctypes.c_void_p * max(1, len(self.outputs)))()
+        self._handle = self._create()
+        if not self._handle:
+            raise RuntimeError_(f"{model.path}: cannot create a stream (out of memory)")
+
+    def _check(self, inputs: Mapping[str, np.ndarray], lead: Tuple[int, ...]):
+        path = self.model.path
+        known = {t.name for t in self.inputs}
+        for name in inputs:
+            if name not in known:
+                why = " (the stream's state)" if any(name == a for a, _ in self.model.state_pairs) \
+                    else " (bound: lstm-opt --bind)" if name in self.model.bound else ""
+                raise RuntimeError_(f"{path}: the stream takes no input named '{name}'{why}")
+        arrays = []
+        for t in self.inputs:
+            if t.name not in inputs:
+                raise RuntimeError_(f"{path}: input '{t.name}' is missing")
+            a = inputs[t.name]
+            if not isinstance(a, np.ndarray):
+                a = np.asarray(a)
+            if a.dtype != _DTYPES[t.dtype]:
+                raise RuntimeError_(f"{path}: input '{t.name}' has dtype {a.dtype}, "
+                                    f"the model takes {t.dtype}")
+            want = lead + t.shape
+            if a.shape != want:
+                raise RuntimeError_(f"{path}: input '{t.name}' has shape {list(a.shape)}, "
+                                    f"the stream takes {list(want)}")
+            if not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a)
+            arrays.append(a)
+        return arrays
+
+    def run(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """One call: the inputs without the state; returns the outputs
+        without the state. The state carries to the next call."""
+        if not self._handle:
+            raise RuntimeError_(f"{self.model.path}: the stream was closed")
+        arrays = self._check(inputs, ())
+        outs = [np.empty(t.shape, dtype=_DTYPES[t.dtype]) for t in self.outputs]
+        for i, a in enumerate(arrays):
+            self._in[i] = a.ctypes.data
+        for i, o in enumerate(outs):
+            self._out[i] = o.ctypes.data
+        self._run(self._handle, self._in, self._out)
+        return {t.name: o for t, o in zip(self.outputs, outs)}
+
+    def run_chunks(self, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """N successive calls in one: each input with a leading axis of N
+        chunks; returns each output stacked the same way, as N calls of
+        `run` would."""
+        if not self._handle:
+            raise RuntimeError_(f"{self.model.path}: the stream was closed")
+        if not self.inputs:
+            raise RuntimeError_(f"{self.model.path}: the stream has no inputs to chunk")
+        first = np.asarray(inputs.get(self.inputs[0].name, np.empty(0)))
+        n = first.shape[0] if first.ndim > len(self.inputs[0].shape) else -1
+        if n < 0:
+            raise RuntimeError_(f"{self.model.path}: run_chunks takes inputs with a leading "
+                                f"chunk axis: '{self.inputs[0].name}' of shape "
+                                f"[N, {', '.join(map(str, self.inputs[0].shape))}]")
+        arrays = self._check(inputs, (n,))
+        outs = [np.empty((n,) + t.shape, dtype=_DTYPES[t.dtype]) for t in self.outputs]
+        ins = (ctypes.c_void_p * max(1, len(arrays)))(*[a.ctypes.data for a in arrays])
+        outp = (ctypes.c_void_p * max(1, len(outs)))(*[o.ctypes.data for o in outs])
+        self._run_chunks(self._handle, n, ins, outp)
+        return {t.name: o for t, o in zip(self.outputs, outs)}
+
+    def reset(self) -> None:
+        """The state back to zeros."""
+        if not self._handle:
+            raise RuntimeError_(f"{self.model.path}: the stream was closed")
+        self._reset(self._handle)
+
+    @property
+    def state(self) -> Dict[str, np.ndarray]:
+        """A copy of the state, by state input name."""
+        if not self._handle:
+            raise RuntimeError_(f"{self.model.path}: the stream was closed")
+        out = {}
+        for k, t in enumerate(self.states):
+            a = np.empty(t.shape, dtype=_DTYPES[t.dtype])
+            self._get_state(self._handle, k, a.ctypes.data)
+            out[t.name] = a
+        return out
+
+    @state.setter
+    def state(self, values: Mapping[str, np.ndarray]) -> None:
+        if not self._handle:
+            raise RuntimeError_(f"{self.model.path}: the stream was closed")
+        names = {t.name: k for k, t in enumerate(self.states)}
+        for name, v in values.items():
+            if name not in names:
+                raise RuntimeError_(f"{self.model.path}: the stream has no state named "
+                                    f"'{name}' (states: {', '.join(names)})")
+            t = self.states[names[name]]
+            a = np.ascontiguousarray(v, dtype=_DTYPES[t.dtype])
+            if a.shape != t.shape:
+                raise RuntimeError_(f"{self.model.path}: state '{name}' has shape "
+                                    f"{list(t.shape)}, not {list(a.shape)}")
+            self._set_state(self._handle, names[name], a.ctypes.data)
+
+    def close(self) -> None:
+        if getattr(self, "_handle", None):
+            self._destroy(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001  (interpreter shutdown)
+            pass
 
     def __enter__(self):
         return self

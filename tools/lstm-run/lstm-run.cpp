@@ -65,6 +65,17 @@ static cl::opt<unsigned> benchRuns(
     "bench", cl::desc("Time N inferences after a warm-up; prints "
                       "'median_ms: X min_ms: Y'"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<bool> streamMode(
+    "stream",
+    cl::desc("Run the model as a stream, chunk by chunk, its state carried "
+             "(--state; auto when not given): each input in --inputs with one "
+             "more leading axis than the model's holds N chunks (an input of "
+             "the model's own rank, e.g. a state's initial value or a bound "
+             "sample rate, is the same for every chunk); the outputs come "
+             "back stacked. With --bench R: R passes over the chunks, "
+             "printing each call's median and p99 and the time per chunk of "
+             "a whole pass"),
+    cl::cat(category));
 static cl::opt<std::string> device(
     "device",
     cl::desc("cpu (default); cuda: the recurrent layers cuDNN can run go "
@@ -207,7 +218,10 @@ llvm::Error checkMember(const npz::MemberInfo &m,
     if (!compiledLibrary)
       return refuse("the model has no graph input named '" + m.key + "'");
   } else {
-    const ExpectedInput &e = it->second;
+    ExpectedInput e = it->second;
+    // A stream's chunked input: one more leading axis, N chunks.
+    if (streamMode && e.ranked && m.shape.size() == e.dims.size() + 1)
+      e.dims.insert(e.dims.begin(), m.shape[0]);
     if (e.dtype && *e.dtype != m.dtype)
       return refuse("the model's input '" + m.key + "' takes " + e.typeName);
     if (e.ranked && e.dims.size() != m.shape.size())
@@ -281,6 +295,156 @@ makeRandomInputs(ModuleOp module,
   return module.emitError() << "no graph function";
 }
 
+/// --stream: the N chunks one call each, the state pairs carried from one
+/// call to the next (the state starts at the array given for it, else at
+/// zeros); the other outputs are stacked into --outputs with the final
+/// states. With --bench R, R more passes are timed.
+int runStream(cpu::JITModel &model, const cpu::ModelSignature &sig,
+              const std::vector<std::pair<std::string, npz::Array>> &arrays,
+              std::map<std::string, bool> &chunked, int64_t n, unsigned threads,
+              double compileMs) {
+  if (sig.state.empty())
+    return fail(modelPath + ": --stream needs state pairs (--state IN=OUT, "
+                "or a compiled library built with --state)");
+  auto find = [&](const std::string &name) -> const npz::Array * {
+    for (auto &[k, a] : arrays)
+      if (k == name)
+        return &a;
+    return nullptr;
+  };
+  size_t nIn = sig.inputs.size(), nOut = sig.outputs.size();
+  // Per input: its chunks (a stride per chunk), its one value, or a state.
+  std::vector<const uint8_t *> base(nIn, nullptr);
+  std::vector<size_t> step(nIn, 0);
+  std::vector<int> inSlot(nIn, -1), outSlot(nOut, -1);
+  std::vector<Buffer> cur, next;
+  for (size_t k = 0; k < sig.state.size(); ++k) {
+    const cpu::TensorSig &t = sig.inputs[sig.state[k].first];
+    size_t bytes = t.numElements() * t.elementSize();
+    cur.emplace_back(bytes);
+    next.emplace_back(bytes);
+    std::memset(cur.back().ptr, 0, bytes);
+    inSlot[sig.state[k].first] = k;
+    outSlot[sig.state[k].second] = k;
+  }
+  for (size_t i = 0; i < nIn; ++i) {
+    const cpu::TensorSig &t = sig.inputs[i];
+    const npz::Array *a = find(t.name);
+    size_t bytes = t.numElements() * t.elementSize();
+    if (inSlot[i] >= 0) {
+      if (a && (chunked[t.name] || a->data.size() != bytes))
+        return fail(inputsPath + ": state input '" + t.name +
+                    "' is the initial state: one value of its shape");
+      if (a)
+        std::memcpy(cur[inSlot[i]].ptr, a->data.data(), bytes);
+      continue;
+    }
+    if (!a)
+      return fail(inputsPath + ": no array for graph input '" + t.name + "'");
+    if (npzDType(t.dtype) != a->dtype)
+      return fail(inputsPath + ": input '" + t.name + "' is " +
+                  npz::dtypeName(a->dtype) + ", the model takes " + t.dtype);
+    bool c = chunked[t.name];
+    if (a->data.size() != bytes * (c ? n : 1))
+      return fail(inputsPath + ": input '" + t.name +
+                  "' has another shape than the model's chunk");
+    base[i] = a->data.data();
+    step[i] = c ? bytes : 0;
+  }
+  std::vector<Buffer> outBufs;
+  std::vector<size_t> outBytes(nOut);
+  for (size_t o = 0; o < nOut; ++o) {
+    const cpu::TensorSig &t = sig.outputs[o];
+    outBytes[o] = t.numElements() * t.elementSize();
+    outBufs.emplace_back(outSlot[o] >= 0 ? 1 : outBytes[o] * n);
+  }
+  std::vector<const void *> in(nIn);
+  std::vector<void *> out(nOut);
+  std::vector<double> calls;
+  auto pass = [&](bool timed) -> llvm::Error {
+    for (int64_t c = 0; c < n; ++c) {
+      for (size_t i = 0; i < nIn; ++i)
+        in[i] = inSlot[i] >= 0 ? cur[inSlot[i]].ptr : base[i] + c * step[i];
+      for (size_t o = 0; o < nOut; ++o)
+        out[o] = outSlot[o] >= 0 ? next[outSlot[o]].ptr
+                                 : outBufs[o].ptr + c * outBytes[o];
+      auto a = std::chrono::steady_clock::now();
+      if (llvm::Error e = model.run(in, out))
+        return e;
+      if (timed)
+        calls.push_back(std::chrono::duration<double, std::micro>(
+                            std::chrono::steady_clock::now() - a)
+                            .count());
+      for (size_t k = 0; k < cur.size(); ++k)
+        std::swap(cur[k].ptr, next[k].ptr);
+    }
+    return llvm::Error::success();
+  };
+  // The initial state, for the timed passes.
+  std::vector<std::vector<uint8_t>> initial;
+  for (Buffer &b : cur)
+    initial.emplace_back(b.ptr, b.ptr + b.size);
+  auto first = std::chrono::steady_clock::now();
+  if (llvm::Error e = pass(false))
+    return fail(llvm::toString(std::move(e)));
+  double firstMs = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - first)
+                       .count();
+  if (!outputsPath.empty()) {
+    std::vector<std::pair<std::string, npz::Array>> outArrays;
+    for (size_t o = 0; o < nOut; ++o) {
+      const cpu::TensorSig &t = sig.outputs[o];
+      npz::Array a;
+      a.dtype = *npzDType(t.dtype);
+      a.shape = t.shape;
+      if (outSlot[o] >= 0) {
+        const Buffer &b = cur[outSlot[o]]; // the final state
+        a.data.assign(b.ptr, b.ptr + b.size);
+      } else {
+        a.shape.insert(a.shape.begin(), n);
+        a.data.assign(outBufs[o].ptr, outBufs[o].ptr + outBytes[o] * n);
+      }
+      outArrays.emplace_back(t.name, std::move(a));
+    }
+    if (llvm::Error e = npz::writeNpz(outputsPath, outArrays))
+      return fail(llvm::toString(std::move(e)));
+  }
+  if (!quiet) {
+    llvm::errs() << "lstm-run: compiled " << modelPath << " in "
+                 << llvm::format("%.1f", compileMs) << " ms (threads " << threads
+                 << "); streamed " << n << " chunks in "
+                 << llvm::format("%.3f", firstMs) << " ms; state";
+    for (auto [i, o] : sig.state)
+      llvm::errs() << " " << sig.inputs[i].name << "=" << sig.outputs[o].name;
+    llvm::errs() << "\n";
+  }
+  if (benchRuns > 0) {
+    std::vector<double> passes;
+    for (unsigned r = 0; r < benchRuns; ++r) {
+      for (size_t k = 0; k < cur.size(); ++k)
+        std::memcpy(cur[k].ptr, initial[k].data(), initial[k].size());
+      auto a = std::chrono::steady_clock::now();
+      if (llvm::Error e = pass(true))
+        return fail(llvm::toString(std::move(e)));
+      passes.push_back(std::chrono::duration<double, std::micro>(
+                           std::chrono::steady_clock::now() - a)
+                           .count() /
+                       n);
+    }
+    std::sort(calls.begin(), calls.end());
+    std::sort(passes.begin(), passes.end());
+    auto at = [](const std::vector<double> &v, double q) {
+      return v[std::min(v.size() - 1, (size_t)(q * (v.size() - 1) + 0.5))];
+    };
+    llvm::outs() << "stream_chunks: " << n << " call_median_us: "
+                 << llvm::format("%.2f", at(calls, 0.5)) << " call_p99_us: "
+                 << llvm::format("%.2f", at(calls, 0.99))
+                 << " pass_per_chunk_us: " << llvm::format("%.2f", at(passes, 0.5))
+                 << "\n";
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -352,10 +516,57 @@ int main(int argc, char **argv) {
     inputArrays = std::move(*read);
   }
   auto *inputs = &inputArrays;
+  // --stream: the arrays with one more leading axis than their input are N
+  // chunks; the model is compiled for one chunk.
+  std::map<std::string, bool> chunked;
+  int64_t numChunks = -1;
+  if (streamMode) {
+    if (randomInputs)
+      return fail("--stream needs --inputs with the chunks");
+    for (auto &[name, array] : inputArrays) {
+      auto it = expected.find(name);
+      bool c = it != expected.end() && it->second.ranked &&
+               array.shape.size() == it->second.dims.size() + 1;
+      chunked[name] = c;
+      if (!c)
+        continue;
+      if (numChunks >= 0 && array.shape[0] != numChunks)
+        return fail(inputsPath + ": input '" + name + "' holds " +
+                    std::to_string(array.shape[0]) + " chunks, another " +
+                    std::to_string(numChunks));
+      numChunks = array.shape[0];
+    }
+    if (numChunks < 1)
+      return fail("--stream: no input in " + inputsPath +
+                  " has a leading chunk axis (one more dimension than the "
+                  "model's input)");
+    // An input given by neither the arrays nor --input-shape (a state that
+    // starts at zeros) needs a static shape from the model itself.
+    auto shapes = compile.inputShapes();
+    if (!shapes)
+      return fail(llvm::toString(shapes.takeError()));
+    for (auto &[name, e] : expected) {
+      bool given = llvm::any_of(inputArrays, [&](auto &kv) { return kv.first == name; }) ||
+                   shapes->count(name);
+      if (!given && (!e.ranked || llvm::any_of(e.dims, [](int64_t d) { return d < 0; })))
+        return fail("--stream: input '" + name + "' has the shape " +
+                    (e.ranked ? shapeString(e.dims) : std::string("(unranked)")) +
+                    "; give its initial value in " + inputsPath +
+                    " or its shape with --input-shape=" + name + "=D0xD1x...");
+    }
+  }
+  auto chunkShape = [&](const std::string &name, const npz::Array &a) {
+    std::vector<int64_t> shape = a.shape;
+    if (chunked.count(name) && chunked[name])
+      shape.erase(shape.begin());
+    return shape;
+  };
 
   cpu::CPUOptions options;
   if (llvm::Error e = compile.fill(options))
     return fail(llvm::toString(std::move(e)));
+  if (streamMode && options.statePairs.empty())
+    options.statePairs = "auto";
   if (!options.threads)
     options.threads = std::max(1u, llvm::hardware_concurrency().compute_thread_count());
   if (gpuKernelsOnCPU != "off") {
@@ -421,7 +632,7 @@ int main(int argc, char **argv) {
                                              : model->threads();
     for (const cpu::TensorSig &t : model->signature().inputs) {
       auto it = llvm::find_if(inputArrays, [&](auto &kv) { return kv.first == t.name; });
-      if (it != inputArrays.end() && it->second.shape != t.shape)
+      if (it != inputArrays.end() && chunkShape(it->first, it->second) != t.shape)
         return fail(inputsPath + ": input '" + t.name +
                     "' has another shape than the library was compiled for");
       if (it != inputArrays.end() && !t.bound.empty()) {
@@ -458,7 +669,7 @@ int main(int argc, char **argv) {
     });
     ONNXImportOptions io;
     for (auto &[name, array] : *inputs)
-      io.inputShapes[name] = array.shape;
+      io.inputShapes[name] = chunkShape(name, array);
     auto shapes = compile.inputShapes();
     if (!shapes)
       return fail(llvm::toString(shapes.takeError()));
@@ -474,7 +685,8 @@ int main(int argc, char **argv) {
     std::map<std::string, std::vector<int64_t>> bound;
     if (!randomInputs)
       for (auto &[name, array] : *inputs)
-        if (array.dtype == npz::DType::I64 && array.numElements() <= 16) {
+        if (array.dtype == npz::DType::I64 && array.numElements() <= 16 &&
+            !(chunked.count(name) && chunked[name])) {
           std::vector<int64_t> v(array.numElements());
           std::memcpy(v.data(), array.data.data(), v.size() * sizeof(int64_t));
           bound[name] = std::move(v);
@@ -514,6 +726,9 @@ int main(int argc, char **argv) {
       if (auto err = checkTensorBytes(std::string(kind) + " '" + t.name + "'",
                                       t.shape, t.elementSize()))
         return fail(modelPath + ": " + *err);
+  if (streamMode)
+    return runStream(*model, sig, *inputs, chunked, numChunks, options.threads,
+                     ms(t0, t1));
   std::vector<const void *> in;
   for (const cpu::TensorSig &t : sig.inputs) {
     auto it = llvm::find_if(*inputs, [&](auto &kv) { return kv.first == t.name; });

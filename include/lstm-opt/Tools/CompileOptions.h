@@ -61,6 +61,7 @@ private:
   llvm::cl::opt<unsigned> threadsOpt;
   llvm::cl::opt<int> batchTile;
   llvm::cl::opt<std::string> precision;
+  llvm::cl::opt<std::string> state;
   llvm::cl::opt<std::string> targetCPU;
   llvm::cl::opt<std::string> cudnnDataType;
   llvm::cl::opt<std::string> cudnnAlgo;

@@ -219,6 +219,13 @@ std::string signatureJSON(const ModelSignature &sig) {
   };
   o["inputs"] = list(sig.inputs);
   o["outputs"] = list(sig.outputs);
+  if (!sig.state.empty()) {
+    llvm::json::Array pairs;
+    for (auto [i, o2] : sig.state)
+      pairs.push_back(llvm::json::Object{{"input", sig.inputs[i].name},
+                                         {"output", sig.outputs[o2].name}});
+    o["state"] = std::move(pairs);
+  }
   std::string out;
   llvm::raw_string_ostream os(out);
   os << llvm::json::Value(std::move(o));
@@ -397,7 +404,197 @@ lstm_opt::cpu::parseSignatureJSON(llvm::StringRef text) {
       list->push_back(std::move(ts));
     }
   }
+  if (auto *pairs = o->getArray("state")) {
+    auto find = [](const std::vector<TensorSig> &ts, std::optional<StringRef> n)
+        -> std::optional<unsigned> {
+      for (unsigned i = 0; n && i < ts.size(); ++i)
+        if (ts[i].name == *n)
+          return i;
+      return std::nullopt;
+    };
+    for (const llvm::json::Value &e : *pairs) {
+      auto *p = e.getAsObject();
+      auto in = p ? find(sig.inputs, p->getString("input")) : std::nullopt;
+      auto out = p ? find(sig.outputs, p->getString("output")) : std::nullopt;
+      if (!in || !out)
+        return llvm::createStringError("a malformed state pair in the signature");
+      sig.state.push_back({*in, *out});
+    }
+  }
   return sig;
+}
+
+bool ModelSignature::isStateInput(unsigned i) const {
+  return llvm::any_of(state, [&](auto p) { return p.first == i; });
+}
+bool ModelSignature::isStateOutput(unsigned o) const {
+  return llvm::any_of(state, [&](auto p) { return p.second == o; });
+}
+
+/// The recurrent layers' state slots a value feeds (forward) or comes from
+/// (backward): (layer, 0) for h, (layer, 1) for c.
+using StateSlots = std::set<std::pair<Operation *, int>>;
+
+/// Which state slots of which recurrent layers `from` reaches (forward
+/// through every op, into nested regions through their ancestors; a layer's
+/// own results are not followed).
+static StateSlots slotsFed(Value from, Block &top) {
+  StateSlots slots;
+  SmallVector<Value> work = {from};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      auto record = [&](auto layer) {
+        MutableOperandRange h0 = layer.getH0Mutable(), c0 = layer.getC0Mutable();
+        if (h0.size() && &h0[0] == &use)
+          slots.insert({layer.getOperation(), 0});
+        else if (c0.size() && &c0[0] == &use)
+          slots.insert({layer.getOperation(), 1});
+      };
+      if (auto seq = dyn_cast<rnn::SequenceOp>(user)) {
+        record(seq);
+        continue;
+      }
+      if (auto rec = dyn_cast<rnn::RecurrenceOp>(user)) {
+        record(rec);
+        continue;
+      }
+      // Into the op of the graph's body that holds the use.
+      Operation *top2 = top.findAncestorOpInBlock(*user);
+      if (!top2)
+        continue;
+      for (Value r : top2->getResults())
+        work.push_back(r);
+    }
+  }
+  return slots;
+}
+
+/// Which final states of which recurrent layers `to` is computed from
+/// (backward through every op of the graph's body; a layer is not crossed).
+static StateSlots slotsRead(Value to) {
+  StateSlots slots;
+  SmallVector<Value> work = {to};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(def)) {
+      unsigned n = cast<OpResult>(v).getResultNumber();
+      slots.insert({def, n == 2 ? 1 : 0});
+      continue;
+    }
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+    // Values a nested region uses from above count as operands.
+    if (def->getNumRegions())
+      def->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (!def->isAncestor(operand.getParentBlock()->getParentOp()))
+            work.push_back(operand);
+      });
+  }
+  return slots;
+}
+
+/// Resolves `spec` (CPUOptions::statePairs) into `sig.state`.
+static LogicalResult resolveStatePairs(func::FuncOp graph, StringRef spec,
+                                       ModelSignature &sig) {
+  if (spec.empty())
+    return success();
+  auto sameType = [&](unsigned i, unsigned o) {
+    return sig.inputs[i].dtype == sig.outputs[o].dtype &&
+           sig.inputs[i].shape == sig.outputs[o].shape;
+  };
+  auto describe = [](const TensorSig &t) {
+    std::string s = t.dtype + "[";
+    for (size_t k = 0; k < t.shape.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(t.shape[k]);
+    return s + "]";
+  };
+  if (spec != "auto") {
+    SmallVector<StringRef> items;
+    spec.split(items, ',');
+    for (StringRef item : items) {
+      auto [in, out] = item.trim().split('=');
+      auto find = [](const std::vector<TensorSig> &ts, StringRef n) {
+        for (unsigned i = 0; i < ts.size(); ++i)
+          if (ts[i].name == n)
+            return (int)i;
+        return -1;
+      };
+      int i = find(sig.inputs, in.trim()), o = find(sig.outputs, out.trim());
+      if (!item.contains('=') || in.trim().empty() || out.trim().empty())
+        return graph.emitError() << "--state takes IN=OUT[,IN=OUT...] or auto, "
+                                    "not '" << spec << "'";
+      if (i < 0)
+        return graph.emitError() << "--state: the model has no input '"
+                                 << in.trim() << "'";
+      if (o < 0)
+        return graph.emitError() << "--state: the model has no output '"
+                                 << out.trim() << "'";
+      if (!sameType(i, o))
+        return graph.emitError()
+               << "--state: input '" << in.trim() << "' is "
+               << describe(sig.inputs[i]) << " but output '" << out.trim()
+               << "' is " << describe(sig.outputs[o])
+               << "; a state pair needs one type";
+      if (!sig.inputs[i].bound.empty())
+        return graph.emitError() << "--state: input '" << in.trim()
+                                 << "' is bound (--bind); it cannot be a state";
+      if (sig.isStateInput(i) || sig.isStateOutput(o))
+        return graph.emitError() << "--state: '" << item.trim()
+                                 << "' pairs a tensor that is already paired";
+      sig.state.push_back({(unsigned)i, (unsigned)o});
+    }
+    return success();
+  }
+  // auto: an input and an output of one type, the input feeding exactly the
+  // recurrent state slots the output is computed from.
+  Block &top = graph.front();
+  auto ret = top.getTerminator();
+  std::vector<StateSlots> fed(sig.inputs.size()), read(sig.outputs.size());
+  for (unsigned i = 0; i < sig.inputs.size(); ++i)
+    fed[i] = slotsFed(graph.getArgument(i), top);
+  for (unsigned o = 0; o < sig.outputs.size(); ++o)
+    read[o] = slotsRead(ret->getOperand(o));
+  std::string list;
+  for (unsigned i = 0; i < sig.inputs.size(); ++i) {
+    if (fed[i].empty() || !sig.inputs[i].bound.empty())
+      continue;
+    SmallVector<unsigned> matches;
+    for (unsigned o = 0; o < sig.outputs.size(); ++o)
+      if (sameType(i, o) && read[o] == fed[i])
+        matches.push_back(o);
+    if (matches.size() != 1) {
+      graph.emitRemark() << "--state=auto: input '" << sig.inputs[i].name
+                         << "' feeds a recurrent state but "
+                         << (matches.empty() ? "no output of its type"
+                                             : "several outputs of its type")
+                         << " is computed from that state alone; not paired";
+      continue;
+    }
+    if (sig.isStateOutput(matches[0]))
+      continue;
+    sig.state.push_back({i, matches[0]});
+    list += (list.empty() ? "" : ", ") + sig.inputs[i].name + "=" +
+            sig.outputs[matches[0]].name;
+  }
+  if (sig.state.empty())
+    return graph.emitError()
+           << "--state=auto: no graph input becomes a recurrent layer's "
+              "initial state with an output of its type computed from that "
+              "layer's final state; name the pairs (--state IN=OUT)";
+  graph.emitRemark() << "state pairs (--state=auto): " << list;
+  return success();
 }
 
 size_t TensorSig::elementSize() const {
@@ -650,6 +847,8 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
     if (failed(record(ft.getResult(i), graph.getResultAttrDict(i), i, false,
                       sig.outputs)))
       return failure();
+  if (failed(resolveStatePairs(graph, options.statePairs, sig)))
+    return failure();
   if (module.lookupSymbol(kEntryName) && module.lookupSymbol(kEntryName) != graph) {
     module.emitError() << "symbol '" << kEntryName << "' is already taken";
     return failure();
@@ -780,6 +979,207 @@ static SmallVector<const char *> targetX86Features(const CPUOptions &options) {
       if (sti->checkFeatures(std::string("+") + f))
         needed.push_back(f);
   return needed;
+}
+
+std::string lstm_opt::cpu::streamSource(const ModelSignature &sig) {
+  if (sig.state.empty())
+    return "";
+  std::string src;
+  llvm::raw_string_ostream os(src);
+  size_t nIn = sig.inputs.size(), nOut = sig.outputs.size(), nState = sig.state.size();
+  size_t maxRank = 0;
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list)
+      maxRank = std::max(maxRank, t.shape.size());
+  auto ints = [&](auto &&values) {
+    os << "{";
+    bool first = true;
+    for (auto v : values) {
+      os << (first ? "" : ", ") << v;
+      first = false;
+    }
+    if (first)
+      os << "0";
+    os << "}";
+  };
+  std::vector<int64_t> rank, bytes, shape, shapeAt, inSlot(nIn, -1), outSlot(nOut, -1);
+  for (const auto *list : {&sig.inputs, &sig.outputs})
+    for (const TensorSig &t : *list) {
+      rank.push_back(t.shape.size());
+      bytes.push_back(t.numElements() * (int64_t)t.elementSize());
+      shapeAt.push_back(shape.size());
+      shape.insert(shape.end(), t.shape.begin(), t.shape.end());
+    }
+  // Bound inputs (--bind) are the stream's own too: their values are
+  // constants here (slot -2), not arguments of the calls.
+  for (size_t i = 0; i < nIn; ++i)
+    if (!sig.inputs[i].bound.empty())
+      inSlot[i] = -2;
+  std::vector<int64_t> stateIn, stateOut;
+  for (size_t k = 0; k < nState; ++k) {
+    inSlot[sig.state[k].first] = k;
+    outSlot[sig.state[k].second] = k;
+    stateIn.push_back(sig.state[k].first);
+    stateOut.push_back(sig.state[k].second);
+  }
+  os << "\n/* Generated by lstm-opt: the stream API of a model with state\n"
+        "   (--state); see docs/RuntimeABI.md. */\n"
+        "#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
+        "void lstm_opt_model_packed(void **descs);\n\n";
+  os << "#define LSTM_OPT_NIN " << nIn << "\n#define LSTM_OPT_NOUT " << nOut
+     << "\n#define LSTM_OPT_NSTATE " << nState << "\n#define LSTM_OPT_MAXRANK "
+     << maxRank << "\n";
+  os << "static const int64_t kRank[] = ";
+  ints(rank);
+  os << ";\nstatic const int64_t kBytes[] = ";
+  ints(bytes);
+  os << ";\nstatic const int64_t kShape[] = ";
+  ints(shape);
+  os << ";\nstatic const int64_t kShapeAt[] = ";
+  ints(shapeAt);
+  os << ";\n/* Per input / output: its state slot, or -1. */\n"
+        "static const int64_t kInSlot[] = ";
+  ints(inSlot);
+  os << ";\nstatic const int64_t kOutSlot[] = ";
+  ints(outSlot);
+  os << ";\nstatic const int64_t kStateIn[] = ";
+  ints(stateIn);
+  os << ";\n";
+  for (size_t i = 0; i < nIn; ++i)
+    if (!sig.inputs[i].bound.empty()) {
+      os << "static const int64_t kBound" << i << "[] = ";
+      ints(sig.inputs[i].bound);
+      os << ";\n";
+    }
+  os << "static const void *const kBound[] = {";
+  for (size_t i = 0; i < nIn; ++i)
+    os << (i ? ", " : "")
+       << (sig.inputs[i].bound.empty() ? std::string("0")
+                                       : "kBound" + std::to_string(i));
+  os << "};\n\n";
+  os << R"C(struct lstm_opt_stream {
+  void *cur[LSTM_OPT_NSTATE];  /* the state the next call reads */
+  void *next[LSTM_OPT_NSTATE]; /* where it writes the new one */
+};
+typedef struct lstm_opt_stream lstm_opt_stream;
+
+static void *lstm_opt_alloc64(int64_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, n > 0 ? (size_t)n : 64) ? NULL : p;
+}
+
+void lstm_opt_stream_destroy(lstm_opt_stream *s) {
+  if (!s)
+    return;
+  for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
+    free(s->cur[k]);
+    free(s->next[k]);
+  }
+  free(s);
+}
+
+void lstm_opt_stream_reset(lstm_opt_stream *s) {
+  for (int k = 0; k < LSTM_OPT_NSTATE; ++k)
+    memset(s->cur[k], 0, (size_t)kBytes[kStateIn[k]]);
+}
+
+lstm_opt_stream *lstm_opt_stream_create(void) {
+  lstm_opt_stream *s = (lstm_opt_stream *)calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
+    s->cur[k] = lstm_opt_alloc64(kBytes[kStateIn[k]]);
+    s->next[k] = lstm_opt_alloc64(kBytes[kStateIn[k]]);
+    if (!s->cur[k] || !s->next[k]) {
+      lstm_opt_stream_destroy(s);
+      return NULL;
+    }
+  }
+  lstm_opt_stream_reset(s);
+  return s;
+}
+
+int32_t lstm_opt_stream_num_states(void) { return LSTM_OPT_NSTATE; }
+
+int64_t lstm_opt_stream_state_bytes(int32_t k) {
+  return k < 0 || k >= LSTM_OPT_NSTATE ? -1 : kBytes[kStateIn[k]];
+}
+
+int32_t lstm_opt_stream_get_state(const lstm_opt_stream *s, int32_t k, void *dst) {
+  if (!s || k < 0 || k >= LSTM_OPT_NSTATE)
+    return -1;
+  memcpy(dst, s->cur[k], (size_t)kBytes[kStateIn[k]]);
+  return 0;
+}
+
+int32_t lstm_opt_stream_set_state(lstm_opt_stream *s, int32_t k, const void *src) {
+  if (!s || k < 0 || k >= LSTM_OPT_NSTATE)
+    return -1;
+  memcpy(s->cur[k], src, (size_t)kBytes[kStateIn[k]]);
+  return 0;
+}
+
+/* A memref descriptor: two pointers, the offset, sizes, strides (8 bytes
+   each on the 64-bit targets lstm-opt compiles for). */
+static void lstm_opt_describe(int64_t *d, int a, const void *data) {
+  void *p = (void *)data;
+  memcpy(&d[0], &p, sizeof p);
+  memcpy(&d[1], &p, sizeof p);
+  d[2] = 0;
+  int64_t r = kRank[a], stride = 1;
+  for (int64_t j = r; j-- > 0;) {
+    d[3 + j] = kShape[kShapeAt[a] + j];
+    d[3 + r + j] = stride;
+    stride *= kShape[kShapeAt[a] + j];
+  }
+}
+
+void lstm_opt_stream_run(lstm_opt_stream *s, const void *const *inputs,
+                         void *const *outputs) {
+  int64_t d[LSTM_OPT_NIN + LSTM_OPT_NOUT][3 + 2 * LSTM_OPT_MAXRANK];
+  void *descs[LSTM_OPT_NIN + LSTM_OPT_NOUT];
+  int in = 0, out = 0;
+  for (int a = 0; a < LSTM_OPT_NIN; ++a) {
+    lstm_opt_describe(d[a], a,
+                      kInSlot[a] >= 0    ? s->cur[kInSlot[a]]
+                      : kInSlot[a] == -2 ? kBound[a]
+                                         : inputs[in++]);
+    descs[a] = d[a];
+  }
+  for (int o = 0; o < LSTM_OPT_NOUT; ++o) {
+    int a = LSTM_OPT_NIN + o;
+    lstm_opt_describe(d[a], a, kOutSlot[o] >= 0 ? s->next[kOutSlot[o]] : outputs[out++]);
+    descs[a] = d[a];
+  }
+  lstm_opt_model_packed(descs);
+  for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
+    void *t = s->cur[k];
+    s->cur[k] = s->next[k];
+    s->next[k] = t;
+  }
+}
+
+void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,
+                                const void *const *inputs, void *const *outputs) {
+  const void *in[LSTM_OPT_NIN + 1];
+  void *out[LSTM_OPT_NOUT + 1];
+  for (int64_t c = 0; c < n; ++c) {
+    int i = 0, o = 0;
+    for (int a = 0; a < LSTM_OPT_NIN; ++a)
+      if (kInSlot[a] == -1) {
+        in[i] = (const char *)inputs[i] + c * kBytes[a];
+        ++i;
+      }
+    for (int b = 0; b < LSTM_OPT_NOUT; ++b)
+      if (kOutSlot[b] < 0) {
+        out[o] = (char *)outputs[o] + c * kBytes[LSTM_OPT_NIN + b];
+        ++o;
+      }
+    lstm_opt_stream_run(s, in, out);
+  }
+}
+)C";
+  return src;
 }
 
 std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
@@ -958,7 +1358,44 @@ std::string lstm_opt::cpu::cHeader(const ModelSignature &sig) {
   os << "  _mlir_ciface_" << kEntryName << "(";
   for (size_t j = 0; j < k; ++j)
     os << (j ? ", " : "") << "&d" << j;
-  os << ");\n}\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* LSTM_OPT_MODEL_H */\n";
+  os << ");\n}\n\n";
+  if (!sig.state.empty()) {
+    os << "/* The model's state (--state) lives in a stream: ";
+    for (size_t j = 0; j < sig.state.size(); ++j)
+      os << (j ? ", " : "") << "state " << j << " = input '"
+         << sig.inputs[sig.state[j].first].name << "' -> output '"
+         << sig.outputs[sig.state[j].second].name << "'";
+    os << ".\n   A stream starts at zeros; each run reads its state and writes the\n"
+          "   new one in place. Streams are independent (one per thread at a time;\n"
+          "   many at once share the weights). */\n"
+          "typedef struct lstm_opt_stream lstm_opt_stream;\n"
+          "lstm_opt_stream *lstm_opt_stream_create(void); /* NULL: out of memory */\n"
+          "void lstm_opt_stream_destroy(lstm_opt_stream *s);\n"
+          "void lstm_opt_stream_reset(lstm_opt_stream *s); /* state to zeros */\n"
+          "int32_t lstm_opt_stream_num_states(void);\n"
+          "int64_t lstm_opt_stream_state_bytes(int32_t k);\n"
+          "/* Copy state k out or in (its bytes, contiguous); -1: no such state. */\n"
+          "int32_t lstm_opt_stream_get_state(const lstm_opt_stream *s, int32_t k, void *dst);\n"
+          "int32_t lstm_opt_stream_set_state(lstm_opt_stream *s, int32_t k, const void *src);\n"
+          "/* One call: contiguous buffers of the other inputs (not the bound\n"
+          "   ones, --bind: the stream passes their values), then outputs, in\n"
+          "   graph order:";
+    for (const auto *list : {&sig.inputs, &sig.outputs})
+      for (size_t j = 0; j < list->size(); ++j) {
+        bool isState = list == &sig.inputs
+                           ? sig.isStateInput(j) || !(*list)[j].bound.empty()
+                           : sig.isStateOutput(j);
+        if (!isState)
+          os << " " << (*list)[j].name;
+      }
+    os << ". */\n"
+          "void lstm_opt_stream_run(lstm_opt_stream *s, const void *const *inputs,\n"
+          "                         void *const *outputs);\n"
+          "/* n successive runs: each buffer holds n chunks back to back. */\n"
+          "void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,\n"
+          "                                const void *const *inputs, void *const *outputs);\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* LSTM_OPT_MODEL_H */\n";
   return s;
 }
 
@@ -1019,7 +1456,7 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
       module.emitError() << "cannot write " << check << ": " << ec.message();
       return failure();
     }
-    out << cpuCheckSource(options);
+    out << cpuCheckSource(options) << streamSource(sig);
   }
   // -z defs: a symbol nothing provides is a link error here, not a load
   // error where the model is deployed.

@@ -46,6 +46,11 @@ struct CPUOptions {
   /// run on the int8 kernels; false (a precision the user chose) runs them
   /// at `precision` like every other layer.
   bool quantizedInt8 = true;
+  /// The model's state pairs: "" (none), "auto" (found from the graph: an
+  /// input that becomes a recurrent layer's initial state and the output
+  /// computed from that layer's final state, of the same type), or
+  /// "IN=OUT[,IN=OUT...]" by graph input and output names.
+  std::string statePairs;
   /// The CPU the code is compiled for: "" or "host" (this machine, with the
   /// features it has), or an LLVM CPU name of this machine's architecture
   /// (x86-64: x86-64-v3 for AVX2, x86-64-v4 for AVX-512, znver3, znver4,
@@ -152,7 +157,18 @@ struct TensorSig {
 
 struct ModelSignature {
   std::vector<TensorSig> inputs, outputs;
+  /// The model's state pairs (--state): an input and the output the next
+  /// call reads as that input, by index into `inputs` and `outputs`. A
+  /// compiled library with state pairs has the lstm_opt_stream_* API.
+  std::vector<std::pair<unsigned, unsigned>> state;
+  bool isStateInput(unsigned i) const;
+  bool isStateOutput(unsigned o) const;
 };
+
+/// The C source of the lstm_opt_stream_* API of a model with state pairs
+/// (`sig.state`), compiled into its library beside the CPU check; "" for a
+/// model without. See docs/RuntimeABI.md.
+std::string streamSource(const ModelSignature &sig);
 
 /// Parses what kSignatureSymbol holds.
 llvm::Expected<ModelSignature> parseSignatureJSON(llvm::StringRef text);
