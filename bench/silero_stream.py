@@ -9,7 +9,11 @@ one call over N frames):
   * ONNX Runtime on the original, 1 thread (what the package configures);
   * ONNX Runtime on lstm-opt's fused model (default pipeline), 1 thread;
   * the model compiled for this CPU by lstm-opt (--target=cpu --threads=1
-    --bind sr=16000) run through lstm_opt.runtime.
+    --bind sr=16000) run through lstm_opt.runtime, the state passed by hand;
+  * the same compiled with --state=auto, streamed: Model.stream().run per
+    chunk (the state stays in the stream);
+  * the whole recording in one call: Stream.run_chunks (time per chunk: the
+    model's own work; stream median minus it: the per-call overhead).
 Reports the median and min time per chunk over --chunks chunks (after
 --warmup), the ratios, and the largest difference of the compiled model's
 probabilities from ONNX Runtime's. Writes bench/results/silero_stream.{md,json}.
@@ -98,6 +102,11 @@ def main():
             cmd += ["--input-shape=sr=scalar", "--bind=sr=16000"]
         subprocess.run(cmd, check=True, capture_output=True)
         model = Model(so)
+        so_state = os.path.join(work, name + ".state.so")
+        subprocess.run(cmd[:-5] + [so_state] + cmd[-4:] + ["--state=auto"] if False else
+                       [c if c != so else so_state for c in cmd] + ["--state=auto"],
+                       check=True, capture_output=True)
+        stream = Model(so_state).stream()
 
         def ort_call(sess):
             def call(x, state):
@@ -114,14 +123,39 @@ def main():
             out = model.run(feeds)
             return out["output"], out["stateN"]
 
+        def stream_call(x, state):
+            return stream.run({"input": x})["output"], state
+
         t_orig, p_orig = time_stream(ort_call(orig), chunks, a.warmup)
         t_fused, _ = time_stream(ort_call(fused), chunks, a.warmup)
         t_comp, p_comp = time_stream(compiled_call, chunks, a.warmup)
+        stream.reset()
+        t_stream, p_stream = time_stream(stream_call, chunks, a.warmup)
+        # The whole recording in one call (best of 5).
+        stacked = np.stack(chunks)
+        whole = []
+        for _ in range(5):
+            stream.reset()
+            t0 = time.perf_counter()
+            p_whole = stream.run_chunks({"input": stacked})["output"]
+            whole.append((time.perf_counter() - t0) * 1e3 / len(chunks))
+        # ONNX Runtime's chunk loop over the whole recording, for the ratio.
+        t0 = time.perf_counter()
+        time_stream(ort_call(orig), chunks, 0)
+        ort_loop = (time.perf_counter() - t0) * 1e3 / len(chunks)
         med = {k: statistics.median(v) for k, v in
-               (("ort", t_orig), ("ort_fused", t_fused), ("lstm_opt", t_comp))}
-        mins = {k: min(v) for k, v in (("ort", t_orig), ("ort_fused", t_fused), ("lstm_opt", t_comp))}
-        rows.append({"model": name, "median_ms": med, "min_ms": mins,
-                     "max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_comp))))})
+               (("ort", t_orig), ("ort_fused", t_fused), ("lstm_opt", t_comp),
+                ("stream", t_stream))}
+        mins = {k: min(v) for k, v in (("ort", t_orig), ("ort_fused", t_fused),
+                                       ("lstm_opt", t_comp), ("stream", t_stream))}
+        p99 = {k: float(np.percentile(v, 99)) for k, v in
+               (("ort", t_orig), ("stream", t_stream))}
+        rows.append({"model": name, "median_ms": med, "min_ms": mins, "p99_ms": p99,
+                     "run_chunks_ms_per_chunk": min(whole), "ort_loop_ms_per_chunk": ort_loop,
+                     "max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_comp)))),
+                     "stream_max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_stream)))),
+                     "run_chunks_max_prob_diff": float(np.max(np.abs(np.array(p_orig) -
+                                                                     np.ravel(p_whole))))})
         print(name, {k: round(v, 4) for k, v in med.items()}, flush=True)
     meta = {"cpu": cpu_name(), "isa": isa(), "cores": os.cpu_count(), "chunks": a.chunks,
             "onnxruntime": ort.__version__, "threads": 1, "sample_rate": sr}
@@ -131,13 +165,21 @@ def main():
              f"{meta['cpu']} ({meta['isa']}), {meta['cores']} cores; 1 thread everywhere; "
              f"{a.chunks} chunks after {a.warmup} warm-up; onnxruntime {ort.__version__}.", "",
              "| model | ORT original ms | ORT fused ms | lstm-opt compiled ms | vs ORT | "
-             "max |p - p_ORT| |", "|---|---:|---:|---:|---:|---:|"]
+             "lstm-opt stream ms (p99) | vs ORT | run_chunks ms per chunk | per-call overhead us "
+             "| ORT chunk loop / run_chunks | max |p - p_ORT| |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         m = r["median_ms"]
+        rc = r["run_chunks_ms_per_chunk"]
         lines.append(f"| {r['model']} | {m['ort']:.4f} | {m['ort_fused']:.4f} | "
                      f"{m['lstm_opt']:.4f} | {m['ort'] / m['lstm_opt']:.2f}x | "
-                     f"{r['max_prob_diff']:.1e} |")
-    lines += ["", "Medians; the JSON file has the minima too."]
+                     f"{m['stream']:.4f} ({r['p99_ms']['stream']:.4f}) | "
+                     f"{m['ort'] / m['stream']:.2f}x | {rc:.4f} | {(m['stream'] - rc) * 1e3:.1f} | "
+                     f"{r['ort_loop_ms_per_chunk'] / rc:.2f}x | "
+                     f"{max(r['max_prob_diff'], r['stream_max_prob_diff'], r['run_chunks_max_prob_diff']):.1e} |")
+    lines += ["", "Medians; the JSON file has the minima too. The stream is the model compiled "
+              "with --state=auto through Model.stream().run; run_chunks streams the whole "
+              "recording in one call (best of 5, per chunk)."]
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
