@@ -5,7 +5,8 @@
 #                    graphviz (pictures in the HTML report), zlib (npz reading),
 #                    libomp-22-dev (threads in code compiled by --target=cpu / lstm-run),
 #                    clang-22 + libclang-rt-22-dev (the ASan/UBSan build of scripts/test.sh)
-#   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest;
+#   Python (.venv, from Debian's python3): numpy<2, onnx, onnxruntime, pytest,
+#   IREE (iree-base-compiler, iree-base-runtime: test/Target/Linalg);
 #   the ONNX models the silero-vad package ships (scripts/fetch-models.sh)
 # (Regenerating the PyTorch fixtures also needs python3-torch; see
 #  test/e2e/models/README.md. The tests do not.)

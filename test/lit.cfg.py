@@ -62,6 +62,17 @@ elif _problem[0]:
 else:
     lit_config.warning(_problem[1])
 
+# IREE (the pinned iree-base-compiler and iree-base-runtime wheels that
+# scripts/setup.sh installs into .venv): `iree` when both are in the test
+# Python's environment.
+_iree_compile = os.path.join(os.path.dirname(config.python_executable), "iree-compile")
+config.substitutions.append(("%iree_compile", _iree_compile))
+if os.access(_iree_compile, os.X_OK):
+    import subprocess as _sp
+    if _sp.run([config.python_executable, "-c", "import iree.runtime"],
+               capture_output=True).returncode == 0:
+        config.available_features.add("iree")
+
 # The project's .venv (scripts/setup.sh), for the test of the Python choice.
 if os.access(os.path.join(config.lstm_opt_src_root, ".venv", "bin", "python"), os.X_OK):
     config.available_features.add("project-venv")

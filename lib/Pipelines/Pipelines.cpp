@@ -220,8 +220,30 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
                                                  options.unitsPerBlock, options.gridSync)));
 }
 
+void lstm_opt::buildLinalgPipeline(OpPassManager &pm,
+                                   const LinalgPipelineOptions &options) {
+  if (options.recognize)
+    buildRecognitionPipeline(pm, /*importQuantized=*/true, "f32");
+  pm.addPass(createConvertRNNToLinalgPass());
+  pm.addPass(createConvertONNXToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createONNXStripAttributesPass());
+}
+
+void lstm_opt::buildLinalgPipeline(OpPassManager &pm) {
+  buildLinalgPipeline(pm, LinalgPipelineOptions());
+}
+
 void lstm_opt::registerPipelines() {
   static bool once = [] {
+    PassPipelineRegistration<LinalgPipelineOptions>(
+        "lstm-opt-linalg",
+        "An ONNX graph with recurrent layers down to linalg, tensor, arith, "
+        "math and scf on tensors (what --target=linalg prints; IREE takes it)",
+        [](OpPassManager &pm, const LinalgPipelineOptions &o) {
+          buildLinalgPipeline(pm, o);
+        });
     PassPipelineRegistration<DefaultPipelineOptions>(
         "lstm-opt-default",
         "The pipeline lstm-opt runs on an ONNX model when no pass is named",

@@ -72,7 +72,9 @@ llvm::cl::opt<std::string> target(
                    "cpu (compiled code), cudnn (compiled code calling cuDNN "
                    "for the recurrent layers), gpu (compiled code, the "
                    "recurrent layers as generated GPU kernels; .ptx/.cubin: "
-                   "the kernels alone)"),
+                   "the kernels alone), linalg (upstream MLIR on tensors: "
+                   "linalg, tensor, arith, math, scf; for IREE and other "
+                   "stacks)"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<bool> bundleRuntime(
@@ -476,6 +478,22 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
         cpuOptions.gpuKernelsDesign == "auto" && cpu::haveCUDNNRuntime() &&
         cudnn::fasterThanGeneratedKernels(cpuOptions.gpuChip, 1, 1, why).has_value();
   }
+  if (!cpuOptions.statePairs.empty() && target != "cpu") {
+    llvm::errs() << "lstm-opt: error: --state is for --target=cpu (a compiled "
+                    "library's streams)\n";
+    return 1;
+  }
+  if (target == "linalg") {
+    PassManager lpm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(lpm)))
+      return 1;
+    lpm.addInstrumentation(std::make_unique<PassTimer>(report));
+    LinalgPipelineOptions linalgOptions;
+    linalgOptions.recognize = !explicitPasses;
+    buildLinalgPipeline(lpm, linalgOptions);
+    if (failed(lpm.run(*module)))
+      return 1;
+  }
   if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
     if (failed(sig))
@@ -614,9 +632,9 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   if (reportKind == "none" && !reportFile.empty())
     reportKind = "text"; // --report-file alone asks for the text report
   if (target != "onnx" && target != "cpu" && target != "cudnn" &&
-      target != "gpu") {
+      target != "gpu" && target != "linalg") {
     llvm::errs() << "lstm-opt: error: unknown --target '" << target
-                 << "' (onnx, cpu, cudnn, gpu)\n";
+                 << "' (onnx, cpu, cudnn, gpu, linalg)\n";
     return 1;
   }
 
@@ -640,6 +658,14 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
       llvm::errs() << "lstm-opt: error: --target=" << target
                    << " writes .mlir (LLVM dialect), .o (object file), .s "
                       "(assembly) or .so (shared library + .h), not '"
+                   << outputPath << "'\n";
+      return 1;
+    }
+  } else if (target == "linalg") {
+    StringRef ext = llvm::sys::path::extension(outputPath);
+    if (outputPath != "-" && ext != ".mlir") {
+      llvm::errs() << "lstm-opt: error: --target=linalg writes .mlir "
+                      "(linalg, tensor, arith, math and scf on tensors), not '"
                    << outputPath << "'\n";
       return 1;
     }

@@ -8,6 +8,7 @@
 #include "lstm-opt/Conversion/RNNToGPU/RNNToGPU.h"
 #include "lstm-opt/Conversion/ONNXToLinalg/ONNXToLinalg.h"
 #include "lstm-opt/Conversion/RNNToONNX/RNNToONNX.h"
+#include "lstm-opt/Conversion/RNNToLinalg/RNNToLinalg.h"
 
 namespace lstm_opt {
 

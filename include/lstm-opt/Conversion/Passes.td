@@ -19,6 +19,43 @@ def ConvertRNNToONNXPass : Pass<"convert-rnn-to-onnx", "mlir::ModuleOp"> {
   let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
 }
 
+def ConvertRNNToLinalgPass : Pass<"convert-rnn-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower rnn layers to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    The portable lowering, for compiler stacks that take upstream MLIR
+    (IREE's `--iree-input-type=none`). Per direction of each `rnn.sequence`
+    (or `rnn.input_projection` + `rnn.recurrence` pair): the hoisted input
+    GEMM as one `linalg.matmul` over all `T*B` rows (the weights transposed
+    at compile time, the biases added by a `linalg.generic`), then the time
+    loop as an `scf.for` with the states and the output sequence as tensor
+    `iter_args`: per step one `linalg.matmul` of h with every gate's
+    recurrent weights at once (two for a GRU whose reset comes before its
+    matmul) and one `linalg.generic` for the whole cell (activations, clip,
+    cell and hidden update, sequence lengths). Directions, `sequence_lens`
+    (a reverse direction reverses each row's first `len` steps before and
+    after, as ONNX's ReverseSequence), clip and every ONNX activation are
+    supported; f32 only. The gate math uses `math` ops (no approximation):
+    the stack lowers them as it lowers a model's own activations.
+    See docs/passes/convert-rnn-to-linalg.md.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"];
+}
+
+def ONNXStripAttributesPass : Pass<"onnx-strip-attributes", "mlir::ModuleOp"> {
+  let summary = "Drop the onnx.* attributes the importer puts on the module, functions and ops";
+  let description = [{
+    The importer records the model's provenance in discardable `onnx.*`
+    attributes (`onnx.name` on graph inputs and outputs, `onnx.opset_import`,
+    `onnx.producer_name`, ... on the module, a node's name on its ops). Once
+    nothing of the onnx dialect is left, this removes them, so that a stack
+    that does not know the dialect reads the module (the last pass of
+    `lstm-opt-linalg`).
+  }];
+}
+
 def ConvertONNXToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower the remaining onnx ops to linalg on tensors, tensor, arith and math";
   let description = [{

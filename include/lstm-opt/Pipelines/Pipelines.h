@@ -42,6 +42,26 @@ void buildDefaultPipeline(mlir::OpPassManager &pm,
 /// The generated GPU kernels (a gpu.module) down to a gpu.binary: NVVM
 /// target attached, the kernels lowered to NVVM (math ops to libdevice,
 /// linked from the CUDA toolkit), serialized.
+/// The portable lowering (what `lstm-opt --target=linalg` prints): with
+/// `recognize`, the recognition pipeline first (quantized layers imported
+/// as f32 layers); then every recurrent layer (convert-rnn-to-linalg) and the
+/// rest of the graph (convert-onnx-to-linalg) to linalg, tensor, arith,
+/// math and scf on tensors, canonicalized, and the onnx.* attributes
+/// dropped (onnx-strip-attributes): a module of upstream dialects only, for
+/// a stack's own pass manager (IREE: `iree-compile --iree-input-type=none`).
+struct LinalgPipelineOptions
+    : public mlir::PassPipelineOptions<LinalgPipelineOptions> {
+  Option<bool> recognize{
+      *this, "recognize",
+      llvm::cl::desc("Recognise the recurrent cells first (the input is an "
+                     "imported ONNX graph)"),
+      llvm::cl::init(true)};
+};
+void buildLinalgPipeline(mlir::OpPassManager &pm,
+                         const LinalgPipelineOptions &options);
+/// The same, with the options' defaults.
+void buildLinalgPipeline(mlir::OpPassManager &pm);
+
 struct GPUKernelsOptions {
   /// sm_80 or sm_90.
   std::string chip = "sm_80";

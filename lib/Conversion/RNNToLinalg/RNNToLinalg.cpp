@@ -1,0 +1,584 @@
+//===- RNNToLinalg.cpp - rnn layers -> linalg/tensor/scf on tensors -------===//
+//
+// The portable lowering of a recurrent layer, in upstream dialects only:
+//
+//   for d in directions:
+//     P = X W[d]^T + bias                   linalg.matmul over T*B rows
+//     scf.for s in 0 .. T-1 iter_args(h, c, Y):
+//       Rh = h R[d]^T                        linalg.matmul, all gates at once
+//       h', c' = cell(P[t], Rh, h, c)        one linalg.generic
+//       Y[t] = h'                            tensor.insert_slice
+//
+// A GRU whose reset comes before its matmul runs two matmuls per step: r and
+// z from h, then n from r * h. With sequence_lens, rows past their length
+// keep their state and write zeros (selects in the cell); a reverse
+// direction then reverses each row's first `len` steps of X before the loop
+// and of Y after it (ONNX's ReverseSequence, a gather in a linalg.generic).
+// Weights are transposed and biases folded at compile time into
+// arith.constant tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lstm-opt/Conversion/RNNToLinalg/RNNToLinalg.h"
+
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellLowering.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace lstm_opt {
+#define GEN_PASS_DEF_CONVERTRNNTOLINALGPASS
+#define GEN_PASS_DEF_ONNXSTRIPATTRIBUTESPASS
+#include "lstm-opt/Conversion/Passes.h.inc"
+} // namespace lstm_opt
+
+using namespace mlir;
+using namespace lstm_opt;
+
+namespace {
+
+namespace od = lstm_opt::onnx;
+
+constexpr llvm::StringLiteral kPass = "convert-rnn-to-linalg";
+
+struct LayerOperands {
+  Value x, w, bw, r, br, h0, c0, lens;
+};
+
+/// Builds one layer's tensors.
+class LayerBuilder {
+public:
+  LayerBuilder(ImplicitLocOpBuilder &b, const rnn::LayerShape &s)
+      : b(b), s(s), f32(b.getF32Type()) {}
+
+  RankedTensorType tensor(ArrayRef<int64_t> shape, Type elt = {}) {
+    return RankedTensorType::get(shape, elt ? elt : f32);
+  }
+  Value cst(ArrayRef<int64_t> shape, ArrayRef<float> values) {
+    return arith::ConstantOp::create(
+        b, DenseElementsAttr::get(tensor(shape), values));
+  }
+  Value zeros(ArrayRef<int64_t> shape) {
+    Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.f));
+    Value empty = tensor::EmptyOp::create(b, shape, f32);
+    return linalg::FillOp::create(b, ValueRange{zero}, ValueRange{empty})
+        .getResult(0);
+  }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
+
+  /// a [M, K] x bT [K, N] -> [M, N].
+  Value matmul(Value a, Value bT) {
+    auto at = cast<RankedTensorType>(a.getType());
+    auto bt = cast<RankedTensorType>(bT.getType());
+    Value init = zeros({at.getDimSize(0), bt.getDimSize(1)});
+    return linalg::MatmulOp::create(b, ValueRange{a, bT}, ValueRange{init})
+        .getResult(0);
+  }
+
+  /// src[off0 + 0 .. , off1 ..] of `sizes`, rank-reduced to `resultShape`.
+  Value slice(Value src, ArrayRef<OpFoldResult> offsets,
+              ArrayRef<int64_t> sizes, ArrayRef<int64_t> resultShape) {
+    SmallVector<OpFoldResult> sz, st;
+    for (int64_t n : sizes) {
+      sz.push_back(b.getIndexAttr(n));
+      st.push_back(b.getIndexAttr(1));
+    }
+    return tensor::ExtractSliceOp::create(b, tensor(resultShape), src, offsets,
+                                          sz, st);
+  }
+  Value insert(Value src, Value dst, ArrayRef<OpFoldResult> offsets,
+               ArrayRef<int64_t> sizes) {
+    SmallVector<OpFoldResult> sz, st;
+    for (int64_t n : sizes) {
+      sz.push_back(b.getIndexAttr(n));
+      st.push_back(b.getIndexAttr(1));
+    }
+    return tensor::InsertSliceOp::create(b, src, dst, offsets, sz, st);
+  }
+
+  /// An elementwise linalg.generic over `shape`: identity maps for `ins`
+  /// of that shape, (d0, ..) -> (d0) for `rowIns` (one value per row).
+  SmallVector<Value>
+  elementwise(ArrayRef<int64_t> shape, ValueRange ins, ValueRange rowIns,
+              unsigned numResults,
+              function_ref<SmallVector<Value>(ImplicitLocOpBuilder &,
+                                              ArrayRef<Value>, ArrayRef<Value>)>
+                  body) {
+    MLIRContext *ctx = b.getContext();
+    unsigned rank = shape.size();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap row = AffineMap::get(rank, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    SmallVector<AffineMap> maps;
+    SmallVector<Value> inputs(ins.begin(), ins.end());
+    for (size_t i = 0; i < ins.size(); ++i)
+      maps.push_back(id);
+    for (Value v : rowIns) {
+      inputs.push_back(v);
+      maps.push_back(row);
+    }
+    SmallVector<Value> outs;
+    SmallVector<Type> types;
+    for (unsigned i = 0; i < numResults; ++i) {
+      outs.push_back(tensor::EmptyOp::create(b, shape, f32));
+      types.push_back(tensor(shape));
+      maps.push_back(id);
+    }
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    size_t nIns = ins.size();
+    auto op = linalg::GenericOp::create(
+        b, types, inputs, outs, maps, iters,
+        [&](OpBuilder &ob, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder ib(loc, ob);
+          SmallVector<Value> a(args.begin(), args.begin() + nIns);
+          SmallVector<Value> r(args.begin() + nIns,
+                               args.begin() + nIns + rowIns.size());
+          linalg::YieldOp::create(ib, body(ib, a, r));
+        });
+    return SmallVector<Value>(op.getResults().begin(), op.getResults().end());
+  }
+
+  /// ONNX's ReverseSequence on [T, B, K] (batch axis 1): each row's first
+  /// `len` steps reversed, the rest as they are.
+  Value reverseRows(Value x, Value lens) {
+    auto xt = cast<RankedTensorType>(x.getType());
+    MLIRContext *ctx = b.getContext();
+    AffineMap row = AffineMap::get(3, 0, {getAffineDimExpr(1, ctx)}, ctx);
+    AffineMap id = AffineMap::getMultiDimIdentityMap(3, ctx);
+    Value out = tensor::EmptyOp::create(b, xt.getShape(), f32);
+    SmallVector<utils::IteratorType> iters(3, utils::IteratorType::parallel);
+    auto op = linalg::GenericOp::create(
+        b, TypeRange{xt}, ValueRange{lens}, ValueRange{out},
+        ArrayRef<AffineMap>{row, id}, iters,
+        [&](OpBuilder &ob, Location loc, ValueRange args) {
+          ImplicitLocOpBuilder ib(loc, ob);
+          Value t = linalg::IndexOp::create(ib, 0);
+          Value bi = linalg::IndexOp::create(ib, 1);
+          Value k = linalg::IndexOp::create(ib, 2);
+          Value len = arith::IndexCastOp::create(ib, ib.getIndexType(), args[0]);
+          Value inside = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, t, len);
+          Value back = arith::SubIOp::create(
+              ib, arith::SubIOp::create(ib, len, arith::ConstantIndexOp::create(ib, 1)),
+              t);
+          Value src = arith::SelectOp::create(ib, inside, back, t);
+          Value v = tensor::ExtractOp::create(ib, x, ValueRange{src, bi, k});
+          linalg::YieldOp::create(ib, v);
+        });
+    return op.getResult(0);
+  }
+
+  ImplicitLocOpBuilder &b;
+  const rnn::LayerShape &s;
+  Type f32;
+};
+
+/// [rows][cols] -> [cols][rows] of a row-major block.
+std::vector<float> transposed(ArrayRef<float> m, int64_t rows, int64_t cols) {
+  std::vector<float> t(rows * cols);
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[j * rows + i] = m[i * cols + j];
+  return t;
+}
+
+template <typename OpTy>
+LogicalResult lowerLayer(OpTy op, const LayerOperands &in) {
+  auto fail = [&](const Twine &why) {
+    return op->emitError() << kPass << ": " << why;
+  };
+  auto xt = dyn_cast<RankedTensorType>(in.x.getType());
+  if (!xt || !xt.hasStaticShape() || xt.getRank() != 3 ||
+      !xt.getElementType().isF32())
+    return fail("needs a static f32 [T, B, I] input; specialise the input "
+                "shapes first");
+  auto w = od::getConstantF32(in.w), r = od::getConstantF32(in.r),
+       bw = od::getConstantF32(in.bw), br = od::getConstantF32(in.br);
+  if (!w || !r || !bw || !br)
+    return fail("needs constant f32 weights");
+  if (auto p = op->template getAttrOfType<StringAttr>("lstm_opt.precision"))
+    if (p.getValue() != "f32")
+      return fail("lowers f32 layers only; this layer asks for precision " +
+                  p.getValue());
+  rnn::LayerShape s;
+  if (failed(rnn::describeLayer(op, kPass, xt, w->shape[2], (bool)in.h0,
+                                (bool)in.c0, s)))
+    return failure();
+  const int64_t T = s.T, B = s.B, I = s.I, H = s.H, D = s.D, G = s.G;
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  auto h0 = rnn::castToLayerType(b, in.h0, {D, B, H}, b.getF32Type(),
+                                 "the initial state", fail);
+  auto c0 = rnn::castToLayerType(b, s.hasC0 ? in.c0 : Value(), {D, B, H},
+                                 b.getF32Type(), "the initial cell state", fail);
+  auto lens = rnn::castToLayerType(b, in.lens, {B}, b.getI32Type(),
+                                   "sequence_lens", fail);
+  if (failed(h0) || failed(c0) || failed(lens))
+    return failure();
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(i).getType());
+    SmallVector<int64_t> want = i == 0 ? SmallVector<int64_t>{T, D, B, H}
+                                       : SmallVector<int64_t>{D, B, H};
+    if (!rt || rt.getShape() != ArrayRef<int64_t>(want) ||
+        !rt.getElementType().isF32())
+      return fail("result #" + Twine(i) + " is not the layer's static f32 type");
+  }
+
+  LayerBuilder lb(b, s);
+  Value x2 = tensor::CollapseShapeOp::create(
+      b, lb.tensor({T * B, I}), in.x,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value yAll = tensor::EmptyOp::create(b, ArrayRef<int64_t>{T, D, B, H},
+                                       b.getF32Type());
+  Value hAll = tensor::EmptyOp::create(b, ArrayRef<int64_t>{D, B, H}, b.getF32Type());
+  Value cAll = s.isLSTM() ? tensor::EmptyOp::create(b, ArrayRef<int64_t>{D, B, H},
+                                                    b.getF32Type())
+                          : Value();
+  auto idx = [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); };
+
+  for (int64_t d = 0; d < D; ++d) {
+    const auto &acts = s.acts[d];
+    const bool rev = s.reverse[d];
+    const int64_t gh = G * H;
+    // Weights: W[d]^T [I, G*H]; R[d]^T [H, G*H] (a two-phase GRU: r, z
+    // [H, 2H] and n [H, H]); biases folded: Bw + Br, except a GRU's n gate
+    // under linear_before_reset, whose Br sits inside r * (.).
+    ArrayRef<float> wd = ArrayRef<float>(w->values).slice(d * gh * I, gh * I);
+    ArrayRef<float> rd = ArrayRef<float>(r->values).slice(d * gh * H, gh * H);
+    Value wT = lb.cst({I, gh}, transposed(wd, gh, I));
+    Value rT, rTn;
+    if (s.twoPhase()) {
+      rT = lb.cst({H, 2 * H}, transposed(rd.take_front(2 * H * H), 2 * H, H));
+      rTn = lb.cst({H, H}, transposed(rd.drop_front(2 * H * H), H, H));
+    } else {
+      rT = lb.cst({H, gh}, transposed(rd, gh, H));
+    }
+    std::vector<float> bias(gh), brn(H, 0.f);
+    bool split = s.isGRU() && s.linearBeforeReset;
+    for (int64_t j = 0; j < gh; ++j) {
+      float rb = br->values[d * gh + j];
+      bool n = split && j >= 2 * H;
+      bias[j] = bw->values[d * gh + j] + (n ? 0.f : rb);
+      if (n)
+        brn[j - 2 * H] = rb;
+    }
+    Value biasV = lb.cst({gh}, bias);
+
+    // 1. The input GEMM over every step: P [T, B, G*H].
+    Value xd = x2;
+    if (rev && *lens) {
+      Value x3 = lb.reverseRows(in.x, *lens);
+      xd = tensor::CollapseShapeOp::create(
+          b, lb.tensor({T * B, I}), x3,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    }
+    Value p = lb.matmul(xd, wT);
+    {
+      MLIRContext *ctx = b.getContext();
+      AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+      AffineMap col = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+      SmallVector<utils::IteratorType> iters(2, utils::IteratorType::parallel);
+      p = linalg::GenericOp::create(
+              b, TypeRange{p.getType()}, ValueRange{biasV}, ValueRange{p},
+              ArrayRef<AffineMap>{col, id}, iters,
+              [&](OpBuilder &ob, Location loc, ValueRange args) {
+                ImplicitLocOpBuilder ib(loc, ob);
+                linalg::YieldOp::create(
+                    ib, ValueRange{arith::AddFOp::create(ib, args[1], args[0])});
+              })
+              .getResult(0);
+    }
+    Value p3 = tensor::ExpandShapeOp::create(
+        b, lb.tensor({T, B, gh}), p,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    Value brnV = split ? lb.cst({H}, brn) : Value();
+
+    // 2. Initial states.
+    auto initial = [&](FailureOr<Value> all) -> Value {
+      if (!*all)
+        return lb.zeros({B, H});
+      return lb.slice(*all, {idx(d), idx(0), idx(0)}, {1, B, H}, {B, H});
+    };
+    Value hInit = initial(h0);
+    Value cInit = s.isLSTM() ? initial(c0) : Value();
+    Value yInit = tensor::EmptyOp::create(b, ArrayRef<int64_t>{T, B, H},
+                                          b.getF32Type());
+
+    // 3. The time loop.
+    SmallVector<Value> iterInit = {hInit, yInit};
+    if (s.isLSTM())
+      iterInit.push_back(cInit);
+    auto loop = scf::ForOp::create(
+        b, lb.index(0), lb.index(T), lb.index(1), iterInit,
+        [&](OpBuilder &ob, Location loc, Value step, ValueRange iter) {
+          ImplicitLocOpBuilder sb(loc, ob);
+          LayerBuilder L(sb, s);
+          Value h = iter[0], yAcc = iter[1];
+          Value c = s.isLSTM() ? iter[2] : Value();
+          // Reverse without lengths walks the steps backwards; with them the
+          // rows were reversed instead.
+          Value t = step;
+          if (rev && !*lens)
+            t = arith::SubIOp::create(sb, L.index(T - 1), step);
+          Value pt = L.slice(p3, {t, sb.getIndexAttr(0), sb.getIndexAttr(0)},
+                             {1, B, gh}, {B, gh});
+          auto gate = [&](Value m, int64_t g) {
+            return L.slice(m, {sb.getIndexAttr(0), sb.getIndexAttr(g * H)},
+                           {B, H}, {B, H});
+          };
+          Value rh = L.matmul(h, rT);
+          SmallVector<Value> rowIns;
+          if (*lens)
+            rowIns.push_back(*lens);
+          Value step32 = arith::IndexCastOp::create(sb, sb.getI32Type(), step);
+          auto active = [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> rows) -> Value {
+            if (rows.empty())
+              return Value();
+            return arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, step32,
+                                         rows[0]);
+          };
+          auto act = [&](ImplicitLocOpBuilder &ib, unsigned k, Value v) {
+            return rnn::emitActivation(ib, acts[k], rnn::emitClip(ib, v, s.clip),
+                                       rnn::ActivationForm::Reference);
+          };
+          Value zero = arith::ConstantOp::create(sb, sb.getF32FloatAttr(0.f));
+          SmallVector<Value> next; // h', y row, c'
+          if (s.isLSTM()) {
+            SmallVector<Value> ins;
+            for (int64_t g = 0; g < 4; ++g)
+              ins.push_back(gate(pt, g));
+            for (int64_t g = 0; g < 4; ++g)
+              ins.push_back(gate(rh, g));
+            ins.push_back(c);
+            ins.push_back(h);
+            next = L.elementwise(
+                {B, H}, ins, rowIns, 3,
+                [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> a,
+                    ArrayRef<Value> rows) -> SmallVector<Value> {
+                  auto pre = [&](int64_t g) {
+                    return arith::AddFOp::create(ib, a[g], a[4 + g]).getResult();
+                  };
+                  Value i = act(ib, 0, pre(0)), f = act(ib, 0, pre(1));
+                  Value gg = act(ib, 1, pre(2)), o = act(ib, 0, pre(3));
+                  Value cNew = arith::AddFOp::create(
+                      ib, arith::MulFOp::create(ib, f, a[8]),
+                      arith::MulFOp::create(ib, i, gg));
+                  Value hNew = arith::MulFOp::create(
+                      ib, o, rnn::emitActivation(ib, acts[2], cNew,
+                                                 rnn::ActivationForm::Reference));
+                  Value y = hNew;
+                  if (Value on = active(ib, rows)) {
+                    cNew = arith::SelectOp::create(ib, on, cNew, a[8]);
+                    hNew = arith::SelectOp::create(ib, on, hNew, a[9]);
+                    y = arith::SelectOp::create(ib, on, hNew, zero);
+                  }
+                  return {hNew, y, cNew};
+                });
+          } else if (s.isGRU()) {
+            Value rhN;
+            if (s.twoPhase()) {
+              // r * h first (n's product is over it).
+              Value rr = gate(rh, 0);
+              SmallVector<Value> prh = L.elementwise(
+                  {B, H}, {gate(pt, 0), rr, h}, {}, 1,
+                  [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> a,
+                      ArrayRef<Value>) -> SmallVector<Value> {
+                    Value rg = act(ib, 0, arith::AddFOp::create(ib, a[0], a[1]));
+                    return {arith::MulFOp::create(ib, rg, a[2]).getResult()};
+                  });
+              rhN = L.matmul(prh[0], rTn);
+            } else {
+              rhN = gate(rh, 2);
+            }
+            SmallVector<Value> ins = {gate(pt, 0), gate(pt, 1), gate(pt, 2),
+                                      gate(rh, 0), gate(rh, 1), rhN, h};
+            SmallVector<Value> rowsIn = rowIns;
+            next = L.elementwise(
+                {B, H}, ins, rowsIn, 2,
+                [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> a,
+                    ArrayRef<Value> rows) -> SmallVector<Value> {
+                  Value rg = act(ib, 0, arith::AddFOp::create(ib, a[0], a[3]));
+                  Value z = act(ib, 0, arith::AddFOp::create(ib, a[1], a[4]));
+                  Value npre;
+                  if (s.twoPhase()) {
+                    npre = arith::AddFOp::create(ib, a[2], a[5]);
+                  } else {
+                    // The n gate's recurrent bias, inside r * (.): a
+                    // constant per unit, read with linalg.index.
+                    Value j = linalg::IndexOp::create(ib, 1);
+                    Value bn = tensor::ExtractOp::create(ib, brnV, ValueRange{j});
+                    npre = arith::AddFOp::create(
+                        ib, a[2],
+                        arith::MulFOp::create(ib, rg,
+                                              arith::AddFOp::create(ib, a[5], bn)));
+                  }
+                  Value n = act(ib, 1, npre);
+                  Value one = arith::ConstantOp::create(ib, ib.getF32FloatAttr(1.f));
+                  Value hNew = arith::AddFOp::create(
+                      ib,
+                      arith::MulFOp::create(ib, arith::SubFOp::create(ib, one, z), n),
+                      arith::MulFOp::create(ib, z, a[6]));
+                  Value y = hNew;
+                  if (Value on = active(ib, rows)) {
+                    hNew = arith::SelectOp::create(ib, on, hNew, a[6]);
+                    y = arith::SelectOp::create(ib, on, hNew, zero);
+                  }
+                  return {hNew, y};
+                });
+          } else {
+            next = L.elementwise(
+                {B, H}, {pt, rh, h}, rowIns, 2,
+                [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> a,
+                    ArrayRef<Value> rows) -> SmallVector<Value> {
+                  Value hNew = act(ib, 0, arith::AddFOp::create(ib, a[0], a[1]));
+                  Value y = hNew;
+                  if (Value on = active(ib, rows)) {
+                    hNew = arith::SelectOp::create(ib, on, hNew, a[2]);
+                    y = arith::SelectOp::create(ib, on, hNew, zero);
+                  }
+                  return {hNew, y};
+                });
+          }
+          // Y[t] = the step's row (zeros past a row's length).
+          Value yRow = tensor::ExpandShapeOp::create(
+              sb, L.tensor({1, B, H}), next[1],
+              ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+          Value y = L.insert(yRow, yAcc, {t, sb.getIndexAttr(0), sb.getIndexAttr(0)},
+                             {1, B, H});
+          SmallVector<Value> yields = {next[0], y};
+          if (s.isLSTM())
+            yields.push_back(next[2]);
+          scf::YieldOp::create(sb, yields);
+        });
+    Value hFinal = loop.getResult(0), y = loop.getResult(1);
+    Value cFinal = s.isLSTM() ? loop.getResult(2) : Value();
+    if (rev && *lens)
+      y = lb.reverseRows(y, *lens);
+    if (*lens) {
+      // As ONNX Runtime: a row of length 0 ends in zeros.
+      auto zeroEmpty = [&](Value st) {
+        return lb.elementwise(
+            {B, H}, {st}, {*lens}, 1,
+            [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> a,
+                ArrayRef<Value> rows) -> SmallVector<Value> {
+              Value empty = arith::CmpIOp::create(
+                  ib, arith::CmpIPredicate::eq, rows[0],
+                  arith::ConstantOp::create(ib, ib.getI32IntegerAttr(0)));
+              return {arith::SelectOp::create(
+                          ib, empty,
+                          arith::ConstantOp::create(ib, ib.getF32FloatAttr(0.f)),
+                          a[0])
+                          .getResult()};
+            })[0];
+      };
+      hFinal = zeroEmpty(hFinal);
+      if (cFinal)
+        cFinal = zeroEmpty(cFinal);
+    }
+    Value y4 = tensor::ExpandShapeOp::create(
+        b, lb.tensor({T, 1, B, H}), y,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    yAll = lb.insert(y4, yAll, {idx(0), idx(d), idx(0), idx(0)}, {T, 1, B, H});
+    auto place = [&](Value st, Value all) {
+      Value st3 = tensor::ExpandShapeOp::create(
+          b, lb.tensor({1, B, H}), st, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+      return lb.insert(st3, all, {idx(d), idx(0), idx(0)}, {1, B, H});
+    };
+    hAll = place(hFinal, hAll);
+    if (s.isLSTM())
+      cAll = place(cFinal, cAll);
+  }
+  op->getResult(0).replaceAllUsesWith(yAll);
+  op->getResult(1).replaceAllUsesWith(hAll);
+  if (s.isLSTM() && op->getNumResults() > 2)
+    op->getResult(2).replaceAllUsesWith(cAll);
+  op->erase();
+  return success();
+}
+
+struct ConvertRNNToLinalgPass
+    : public lstm_opt::impl::ConvertRNNToLinalgPassBase<ConvertRNNToLinalgPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> layers;
+    module.walk([&](Operation *op) {
+      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
+        layers.push_back(op);
+    });
+    for (Operation *op : layers) {
+      LogicalResult res = failure();
+      if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
+        LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
+                         seq.getBr(), seq.getH0(), seq.getC0(),
+                         seq.getSequenceLens()};
+        res = lowerLayer(seq, in);
+      } else {
+        auto rec = cast<rnn::RecurrenceOp>(op);
+        auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
+        if (!proj) {
+          rec.emitError() << kPass << ": the recurrence's input projection "
+                                      "must come from rnn.input_projection";
+          return signalPassFailure();
+        }
+        LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
+                         rec.getBr(), rec.getH0(), rec.getC0(),
+                         rec.getSequenceLens()};
+        res = lowerLayer(rec, in);
+        if (succeeded(res) && proj->use_empty())
+          proj->erase();
+      }
+      if (failed(res))
+        return signalPassFailure();
+    }
+    WalkResult left = module.walk([&](Operation *op) {
+      if (isa<rnn::StackOp>(op)) {
+        op->emitError() << kPass << ": rnn.stack is not lowered; run the "
+                                    "pipeline without rnn-stack-layers";
+        return WalkResult::interrupt();
+      }
+      if (isa<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)) {
+        op->emitError() << kPass << ": a single cell must be rolled into a "
+                                    "layer first (run rnn-roll-time-loop)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+struct ONNXStripAttributesPass
+    : public lstm_opt::impl::ONNXStripAttributesPassBase<ONNXStripAttributesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    auto strip = [](Operation *op) {
+      SmallVector<StringAttr> drop;
+      for (NamedAttribute a : op->getDiscardableAttrs())
+        if (a.getName().getValue().starts_with("onnx."))
+          drop.push_back(a.getName());
+      for (StringAttr n : drop)
+        op->removeAttr(n);
+    };
+    auto stripDict = [](DictionaryAttr d) -> DictionaryAttr {
+      if (!d)
+        return d;
+      SmallVector<NamedAttribute> keep;
+      for (NamedAttribute a : d)
+        if (!a.getName().getValue().starts_with("onnx."))
+          keep.push_back(a);
+      return DictionaryAttr::get(d.getContext(), keep);
+    };
+    getOperation()->walk([&](Operation *op) {
+      strip(op);
+      if (auto f = dyn_cast<FunctionOpInterface>(op)) {
+        for (unsigned i = 0; i < f.getNumArguments(); ++i)
+          f.setArgAttrs(i, stripDict(f.getArgAttrDict(i)));
+        for (unsigned i = 0; i < f.getNumResults(); ++i)
+          f.setResultAttrs(i, stripDict(f.getResultAttrDict(i)));
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,75 @@
+// RUN: lstm-opt %s --convert-rnn-to-linalg --split-input-file | FileCheck %s
+
+// An LSTM: the input GEMM over all T*B rows with W^T (a constant [I, 4H]),
+// the biases added once; the time loop carries h, the output sequence and c
+// as tensors; per step one matmul of h with R^T [H, 4H] and one generic for
+// the cell (math.exp/tanh, no approximation); Y[t] inserted.
+// CHECK-LABEL: func.func @lstm(
+// CHECK-NOT: rnn.
+// CHECK: %[[WT:.*]] = arith.constant dense<5.000000e-01> : tensor<5x16xf32>
+// CHECK: %[[RT:.*]] = arith.constant dense<2.500000e-01> : tensor<4x16xf32>
+// CHECK: %[[BIAS:.*]] = arith.constant dense<2.500000e-01> : tensor<16xf32>
+// CHECK: %[[P:.*]] = linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<6x5xf32>, tensor<5x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[BIAS]] : tensor<16xf32>) outs(%[[P]] : tensor<6x16xf32>)
+// CHECK: scf.for %[[T:.*]] = %{{.*}} iter_args(%[[H:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}) -> (tensor<2x4xf32>, tensor<3x2x4xf32>, tensor<2x4xf32>)
+// CHECK:   tensor.extract_slice %{{.*}}[%[[T]], 0, 0] [1, 2, 16] [1, 1, 1] : tensor<3x2x16xf32> to tensor<2x16xf32>
+// CHECK:   linalg.matmul ins(%[[H]], %[[RT]] : tensor<2x4xf32>, tensor<4x16xf32>)
+// CHECK:   linalg.generic
+// CHECK:     math.exp
+// CHECK:     math.tanh
+// CHECK:   -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>)
+// CHECK:   tensor.insert_slice %{{.*}} into %[[Y]][%[[T]], 0, 0] [1, 2, 4] [1, 1, 1]
+// CHECK:   scf.yield
+// CHECK: tensor.insert_slice {{.*}} into {{.*}}[0, 0, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x1x2x4xf32> into tensor<3x1x2x4xf32>
+func.func @lstm(%x: tensor<3x2x5xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x16x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x16x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x16xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x16x5xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x16xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y, %hn, %cn : tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>
+}
+
+// -----
+
+// A GRU with the reset before its matmul: r and z from h R_rz^T [H, 2H], then
+// n from (r * h) R_n^T [H, H]: two matmuls per step.
+// CHECK-LABEL: func.func @gru_reset_before(
+// CHECK: scf.for
+// CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4x8xf32>)
+// CHECK:   linalg.generic
+// CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4x4xf32>)
+// CHECK:   linalg.generic
+// CHECK:   scf.yield
+func.func @gru_reset_before(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x12x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x12x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x12xf32>
+  %y, %hn = rnn.sequence gru forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x12x5xf32>, tensor<1x12x4xf32>, tensor<1x12xf32>, tensor<1x12xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y : tensor<3x1x2x4xf32>
+}
+
+// -----
+
+// A reverse RNN with sequence_lens: each row's first `len` steps of X
+// reversed before the loop (a gather: tensor.extract at len - 1 - t) and of
+// Y after it; in the cell, rows past their length keep h and write zeros;
+// a row of length 0 ends in zeros.
+// CHECK-LABEL: func.func @rnn_reverse_lens(
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2xi32>) outs(%{{.*}} : tensor<3x2x5xf32>)
+// CHECK:   linalg.index 0
+// CHECK:   arith.cmpi slt
+// CHECK:   tensor.extract %{{.*}} : tensor<3x2x5xf32>
+// CHECK: scf.for
+// CHECK:   linalg.generic {{.*}} ins({{.*}}, %{{.*}} : {{.*}}, tensor<2xi32>)
+// CHECK:     arith.cmpi slt
+// CHECK:     arith.select
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<2xi32>) outs(%{{.*}} : tensor<3x2x4xf32>)
+// CHECK:   tensor.extract %{{.*}} : tensor<3x2x4xf32>
+// CHECK: arith.cmpi eq
+func.func @rnn_reverse_lens(%x: tensor<3x2x5xf32>, %lens: tensor<2xi32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>) {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x4x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x4xf32>
+  %y, %hn = rnn.sequence rnn reverse %x, %w, %r, %b, %b lens(%lens) {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x4x5xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<2xi32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y, %hn : tensor<3x1x2x4xf32>, tensor<1x2x4xf32>
+}
