@@ -224,7 +224,9 @@ void lstm_opt::buildLinalgPipeline(OpPassManager &pm,
                                    const LinalgPipelineOptions &options) {
   if (options.recognize)
     buildRecognitionPipeline(pm, /*importQuantized=*/true, "f32");
-  pm.addPass(createConvertRNNToLinalgPass());
+  ConvertRNNToLinalgPassOptions layers;
+  layers.unrollSteps = options.unrollSteps;
+  pm.addPass(createConvertRNNToLinalgPass(layers));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

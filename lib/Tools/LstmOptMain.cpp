@@ -77,6 +77,14 @@ llvm::cl::opt<std::string> target(
                    "stacks)"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<int64_t> linalgUnrollSteps(
+    "linalg-unroll-steps",
+    llvm::cl::desc("--target=linalg: write a layer of at most N steps as a "
+                   "straight line of steps instead of an scf.for (default 0: "
+                   "always a loop; a stack such as IREE runs a host loop's "
+                   "iterations as separate dispatches)"),
+    llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> bundleRuntime(
     "bundle-runtime",
     llvm::cl::desc("--target=cudnn|gpu -o m.so: copy the project's runtime "
@@ -490,6 +498,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     lpm.addInstrumentation(std::make_unique<PassTimer>(report));
     LinalgPipelineOptions linalgOptions;
     linalgOptions.recognize = !explicitPasses;
+    linalgOptions.unrollSteps = linalgUnrollSteps;
     buildLinalgPipeline(lpm, linalgOptions);
     if (failed(lpm.run(*module)))
       return 1;

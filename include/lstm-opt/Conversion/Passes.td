@@ -42,6 +42,12 @@ def ConvertRNNToLinalgPass : Pass<"convert-rnn-to-linalg", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::linalg::LinalgDialect", "mlir::math::MathDialect",
     "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"unrollSteps", "unroll-steps", "int64_t", /*default=*/"0",
+           "Write the steps of a layer of at most this many steps one after "
+           "the other instead of an scf.for (0: always a loop): for stacks "
+           "that run a host loop's iterations as separate dispatches">,
+  ];
 }
 
 def ONNXStripAttributesPass : Pass<"onnx-strip-attributes", "mlir::ModuleOp"> {

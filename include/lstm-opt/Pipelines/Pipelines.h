@@ -56,6 +56,11 @@ struct LinalgPipelineOptions
       llvm::cl::desc("Recognise the recurrent cells first (the input is an "
                      "imported ONNX graph)"),
       llvm::cl::init(true)};
+  Option<int64_t> unrollSteps{
+      *this, "unroll-steps",
+      llvm::cl::desc("Write a layer of at most this many steps as a straight "
+                     "line of steps instead of an scf.for (0: always a loop)"),
+      llvm::cl::init(0)};
 };
 void buildLinalgPipeline(mlir::OpPassManager &pm,
                          const LinalgPipelineOptions &options);

@@ -183,7 +183,7 @@ std::vector<float> transposed(ArrayRef<float> m, int64_t rows, int64_t cols) {
 }
 
 template <typename OpTy>
-LogicalResult lowerLayer(OpTy op, const LayerOperands &in) {
+LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << kPass << ": " << why;
   };
@@ -307,10 +307,9 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in) {
     SmallVector<Value> iterInit = {hInit, yInit};
     if (s.isLSTM())
       iterInit.push_back(cInit);
-    auto loop = scf::ForOp::create(
-        b, lb.index(0), lb.index(T), lb.index(1), iterInit,
-        [&](OpBuilder &ob, Location loc, Value step, ValueRange iter) {
-          ImplicitLocOpBuilder sb(loc, ob);
+    // One step: the new h, Y and c from the previous ones.
+    auto stepBody = [&](ImplicitLocOpBuilder &sb, Value step,
+                        ValueRange iter) -> SmallVector<Value> {
           LayerBuilder L(sb, s);
           Value h = iter[0], yAcc = iter[1];
           Value c = s.isLSTM() ? iter[2] : Value();
@@ -447,10 +446,27 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in) {
           SmallVector<Value> yields = {next[0], y};
           if (s.isLSTM())
             yields.push_back(next[2]);
-          scf::YieldOp::create(sb, yields);
-        });
-    Value hFinal = loop.getResult(0), y = loop.getResult(1);
-    Value cFinal = s.isLSTM() ? loop.getResult(2) : Value();
+          return yields;
+    };
+    SmallVector<Value> finals;
+    if (T <= unrollSteps) {
+      // Unrolled: a straight line of steps, for stacks that do not fuse
+      // across a host loop.
+      SmallVector<Value> iter = iterInit;
+      for (int64_t k = 0; k < T; ++k)
+        iter = stepBody(b, lb.index(k), iter);
+      finals = iter;
+    } else {
+      auto loop = scf::ForOp::create(
+          b, lb.index(0), lb.index(T), lb.index(1), iterInit,
+          [&](OpBuilder &ob, Location loc, Value step, ValueRange iter) {
+            ImplicitLocOpBuilder sb(loc, ob);
+            scf::YieldOp::create(sb, stepBody(sb, step, iter));
+          });
+      finals.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    Value hFinal = finals[0], y = finals[1];
+    Value cFinal = s.isLSTM() ? finals[2] : Value();
     if (rev && *lens)
       y = lb.reverseRows(y, *lens);
     if (*lens) {
@@ -511,7 +527,7 @@ struct ConvertRNNToLinalgPass
         LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
                          seq.getBr(), seq.getH0(), seq.getC0(),
                          seq.getSequenceLens()};
-        res = lowerLayer(seq, in);
+        res = lowerLayer(seq, in, unrollSteps);
       } else {
         auto rec = cast<rnn::RecurrenceOp>(op);
         auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
@@ -523,7 +539,7 @@ struct ConvertRNNToLinalgPass
         LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
                          rec.getBr(), rec.getH0(), rec.getC0(),
                          rec.getSequenceLens()};
-        res = lowerLayer(rec, in);
+        res = lowerLayer(rec, in, unrollSteps);
         if (succeeded(res) && proj->use_empty())
           proj->erase();
       }

@@ -1,4 +1,14 @@
 // RUN: lstm-opt %s --convert-rnn-to-linalg --split-input-file | FileCheck %s
+// RUN: lstm-opt %s --convert-rnn-to-linalg=unroll-steps=3 --split-input-file | FileCheck %s --check-prefix=UNROLL
+
+// unroll-steps=3: the 3 steps one after the other, no loop; each step's
+// matmul with R^T and its Y row at a constant time index.
+// UNROLL-LABEL: func.func @lstm(
+// UNROLL-NOT: scf.for
+// UNROLL-COUNT-4: linalg.matmul
+// UNROLL: tensor.insert_slice %{{.*}} into %{{.*}}[%c2, 0, 0] [1, 2, 4] [1, 1, 1]
+// UNROLL-NOT: scf.for
+// UNROLL-LABEL: func.func @gru_reset_before(
 
 // An LSTM: the input GEMM over all T*B rows with W^T (a constant [I, 4H]),
 // the biases added once; the time loop carries h, the output sequence and c
