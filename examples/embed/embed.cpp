@@ -1,8 +1,10 @@
 //===- embed.cpp - lstm-opt used as a library -----------------------------===//
 //
 // Imports an ONNX model, runs lstm-opt's default pipeline through the
-// public builder function, and prints the ONNX ops left in the graph.
-// Usage: embed MODEL.onnx
+// public builder function, and prints the ONNX ops left in the graph; with
+// --linalg, the portable lowering (lstm_opt::buildLinalgPipeline) instead,
+// and the number of ops of each dialect left.
+// Usage: embed MODEL.onnx [--linalg]
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +21,9 @@
 #include <map>
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    llvm::errs() << "usage: embed MODEL.onnx\n";
+  bool linalg = argc == 3 && llvm::StringRef(argv[2]) == "--linalg";
+  if (argc != 2 && !linalg) {
+    llvm::errs() << "usage: embed MODEL.onnx [--linalg]\n";
     return 2;
   }
   mlir::DialectRegistry registry;
@@ -33,9 +36,21 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
   mlir::PassManager pm(&context);
-  lstm_opt::buildDefaultPipeline(pm);
+  if (linalg)
+    lstm_opt::buildLinalgPipeline(pm);
+  else
+    lstm_opt::buildDefaultPipeline(pm);
   if (mlir::failed(pm.run(*module)))
     return 1;
+  if (linalg) {
+    std::map<std::string, int> dialects;
+    module->walk([&](mlir::Operation *op) {
+      ++dialects[op->getName().getDialectNamespace().str()];
+    });
+    for (auto &[dialect, n] : dialects)
+      llvm::outs() << "dialect " << dialect << " " << n << "\n";
+    return 0;
+  }
 
   std::map<std::string, int> counts;
   module->walk([&](mlir::Operation *op) {
