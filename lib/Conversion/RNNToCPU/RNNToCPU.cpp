@@ -1311,10 +1311,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   return func;
 }
 
-/// The operands of a layer, from rnn.sequence or a hoisted pair.
-struct LayerOperands {
-  Value x, w, bw, r, br, h0, c0, lens;
-};
+using rnn::LayerOperands;
 
 template <typename OpTy>
 LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
@@ -1497,48 +1494,16 @@ struct ConvertRNNToCPUPass
                               vectorRegisters, threads,         cacheBytes,
                               precision == "bf16", bf16Dot,
                               precision == "int8", int8Dot};
-    SmallVector<Operation *> layers;
-    module.walk([&](Operation *op) {
-      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
-        layers.push_back(op);
-    });
-    for (Operation *op : layers) {
-      LogicalResult res = failure();
-      if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
-        LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
-                         seq.getBr(), seq.getH0(), seq.getC0(),
-                         seq.getSequenceLens()};
-        res = lowerLayer(seq, in, module, params);
-      } else {
-        auto rec = cast<rnn::RecurrenceOp>(op);
-        auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
-        if (!proj) {
-          rec.emitError() << "convert-rnn-to-cpu: the recurrence's input "
-                             "projection must come from rnn.input_projection";
-          return signalPassFailure();
-        }
-        LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
-                         rec.getBr(), rec.getH0(), rec.getC0(),
-                         rec.getSequenceLens()};
-        res = lowerLayer(rec, in, module, params);
-      }
-      if (failed(res))
-        return signalPassFailure();
-    }
-    WalkResult left = module.walk([&](Operation *op) {
-      if (isa<rnn::StackOp>(op)) {
-        op->emitError() << "convert-rnn-to-cpu: rnn.stack is not lowered yet; "
-                           "run the CPU pipeline without rnn-stack-layers";
-        return WalkResult::interrupt();
-      }
-      if (isa<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)) {
-        op->emitError() << "convert-rnn-to-cpu: a single cell must be rolled "
-                           "into a layer first (run rnn-roll-time-loop)";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (left.wasInterrupted())
+    auto lower = [&](Operation *op, const LayerOperands &in) {
+      if (auto seq = dyn_cast<rnn::SequenceOp>(op))
+        return lowerLayer(seq, in, module, params);
+      return lowerLayer(cast<rnn::RecurrenceOp>(op), in, module, params);
+    };
+    if (failed(rnn::forEachLayer(module, "convert-rnn-to-cpu", lower)) ||
+        failed(rnn::checkOnlyLayersLowered(
+            module, "convert-rnn-to-cpu",
+            "rnn.stack is not lowered yet; run the CPU pipeline without "
+            "rnn-stack-layers")))
       signalPassFailure();
   }
 };

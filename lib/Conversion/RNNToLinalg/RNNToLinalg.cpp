@@ -43,9 +43,7 @@ namespace od = lstm_opt::onnx;
 
 constexpr llvm::StringLiteral kPass = "convert-rnn-to-linalg";
 
-struct LayerOperands {
-  Value x, w, bw, r, br, h0, c0, lens;
-};
+using rnn::LayerOperands;
 
 /// Builds one layer's tensors.
 class LayerBuilder {
@@ -516,50 +514,22 @@ struct ConvertRNNToLinalgPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<Operation *> layers;
-    module.walk([&](Operation *op) {
-      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
-        layers.push_back(op);
-    });
-    for (Operation *op : layers) {
-      LogicalResult res = failure();
-      if (auto seq = dyn_cast<rnn::SequenceOp>(op)) {
-        LayerOperands in{seq.getX(), seq.getW(), seq.getBw(), seq.getR(),
-                         seq.getBr(), seq.getH0(), seq.getC0(),
-                         seq.getSequenceLens()};
-        res = lowerLayer(seq, in, unrollSteps);
-      } else {
-        auto rec = cast<rnn::RecurrenceOp>(op);
-        auto proj = rec.getP().getDefiningOp<rnn::InputProjectionOp>();
-        if (!proj) {
-          rec.emitError() << kPass << ": the recurrence's input projection "
-                                      "must come from rnn.input_projection";
-          return signalPassFailure();
-        }
-        LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
-                         rec.getBr(), rec.getH0(), rec.getC0(),
-                         rec.getSequenceLens()};
-        res = lowerLayer(rec, in, unrollSteps);
-        if (succeeded(res) && proj->use_empty())
-          proj->erase();
-      }
-      if (failed(res))
-        return signalPassFailure();
-    }
-    WalkResult left = module.walk([&](Operation *op) {
-      if (isa<rnn::StackOp>(op)) {
-        op->emitError() << kPass << ": rnn.stack is not lowered; run the "
-                                    "pipeline without rnn-stack-layers";
-        return WalkResult::interrupt();
-      }
-      if (isa<rnn::LSTMCellOp, rnn::GRUCellOp, rnn::RNNCellOp>(op)) {
-        op->emitError() << kPass << ": a single cell must be rolled into a "
-                                    "layer first (run rnn-roll-time-loop)";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (left.wasInterrupted())
+    auto lower = [&](Operation *op, const LayerOperands &in) {
+      if (auto seq = dyn_cast<rnn::SequenceOp>(op))
+        return lowerLayer(seq, in, unrollSteps);
+      auto rec = cast<rnn::RecurrenceOp>(op);
+      Operation *proj = rec.getP().getDefiningOp();
+      if (failed(lowerLayer(rec, in, unrollSteps)))
+        return failure();
+      if (proj->use_empty())
+        proj->erase();
+      return success();
+    };
+    if (failed(rnn::forEachLayer(module, kPass, lower)) ||
+        failed(rnn::checkOnlyLayersLowered(
+            module, kPass,
+            "rnn.stack is not lowered; run the pipeline without "
+            "rnn-stack-layers")))
       signalPassFailure();
   }
 };
@@ -568,14 +538,6 @@ struct ONNXStripAttributesPass
     : public lstm_opt::impl::ONNXStripAttributesPassBase<ONNXStripAttributesPass> {
   using Base::Base;
   void runOnOperation() override {
-    auto strip = [](Operation *op) {
-      SmallVector<StringAttr> drop;
-      for (NamedAttribute a : op->getDiscardableAttrs())
-        if (a.getName().getValue().starts_with("onnx."))
-          drop.push_back(a.getName());
-      for (StringAttr n : drop)
-        op->removeAttr(n);
-    };
     auto stripDict = [](DictionaryAttr d) -> DictionaryAttr {
       if (!d)
         return d;
@@ -586,7 +548,7 @@ struct ONNXStripAttributesPass
       return DictionaryAttr::get(d.getContext(), keep);
     };
     getOperation()->walk([&](Operation *op) {
-      strip(op);
+      od::stripONNXAttrs(op);
       if (auto f = dyn_cast<FunctionOpInterface>(op)) {
         for (unsigned i = 0; i < f.getNumArguments(); ++i)
           f.setArgAttrs(i, stripDict(f.getArgAttrDict(i)));

@@ -3,6 +3,7 @@
 #include "lstm-opt/Target/CPU/CPUBackend.h"
 
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Support/CheckedMath.h"
 
@@ -193,15 +194,6 @@ targetMachine(const CPUOptions &options, bool pic) {
   if (!jtmb)
     return jtmb.takeError();
   return jtmb->createTargetMachine();
-}
-
-void stripONNXAttrs(Operation *op) {
-  SmallVector<StringAttr> drop;
-  for (NamedAttribute a : op->getDiscardableAttrs())
-    if (a.getName().getValue().starts_with("onnx."))
-      drop.push_back(a.getName());
-  for (StringAttr n : drop)
-    op->removeAttr(n);
 }
 
 std::string signatureJSON(const ModelSignature &sig) {
@@ -871,7 +863,7 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
     if (failed(pm.run(module)))
       return failure();
   }
-  module.walk([](Operation *op) { stripONNXAttrs(op); });
+  module.walk([](Operation *op) { onnx::stripONNXAttrs(op); });
   addPackedEntryAndSignature(module, sig);
   addThreadSetting(module, options.threads);
   return sig;

@@ -37,6 +37,15 @@ std::optional<F32Tensor> onnx::getConstantF32(ElementsAttr attr) {
   return t;
 }
 
+void onnx::stripONNXAttrs(Operation *op) {
+  SmallVector<StringAttr> drop;
+  for (NamedAttribute a : op->getDiscardableAttrs())
+    if (a.getName().getValue().starts_with("onnx."))
+      drop.push_back(a.getName());
+  for (StringAttr n : drop)
+    op->removeAttr(n);
+}
+
 std::optional<F32Tensor> onnx::getConstantF32(Value v) {
   return getConstantF32(getConstantAttr(v));
 }

@@ -329,6 +329,54 @@ double rnn::simulatedPrecisionError(const LayerShape &s, LowPrecision p,
   return scale > 0 ? diff / scale : diff;
 }
 
+LogicalResult rnn::forEachLayer(
+    ModuleOp module, StringRef pass,
+    function_ref<LogicalResult(Operation *, const LayerOperands &)> lower) {
+  SmallVector<Operation *> layers;
+  module.walk([&](Operation *op) {
+    if (isa<SequenceOp, RecurrenceOp>(op))
+      layers.push_back(op);
+  });
+  for (Operation *op : layers) {
+    if (auto seq = dyn_cast<SequenceOp>(op)) {
+      LayerOperands in{seq.getX(),  seq.getW(),  seq.getBw(), seq.getR(),
+                       seq.getBr(), seq.getH0(), seq.getC0(),
+                       seq.getSequenceLens()};
+      if (failed(lower(op, in)))
+        return failure();
+      continue;
+    }
+    auto rec = cast<RecurrenceOp>(op);
+    auto proj = rec.getP().getDefiningOp<InputProjectionOp>();
+    if (!proj)
+      return rec.emitError() << pass << ": the recurrence's input projection "
+                                        "must come from rnn.input_projection";
+    LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
+                     rec.getBr(), rec.getH0(), rec.getC0(),
+                     rec.getSequenceLens()};
+    if (failed(lower(op, in)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult rnn::checkOnlyLayersLowered(ModuleOp module, StringRef pass,
+                                          StringRef stackMessage) {
+  WalkResult left = module.walk([&](Operation *op) {
+    if (isa<StackOp>(op)) {
+      op->emitError() << pass << ": " << stackMessage;
+      return WalkResult::interrupt();
+    }
+    if (isa<LSTMCellOp, GRUCellOp, RNNCellOp>(op)) {
+      op->emitError() << pass << ": a single cell must be rolled into a "
+                                 "layer first (run rnn-roll-time-loop)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(left.wasInterrupted());
+}
+
 std::string rnn::uniqueSymbol(ModuleOp module, StringRef base) {
   std::string name = base.str();
   for (int n = 1; module.lookupSymbol(name); ++n)

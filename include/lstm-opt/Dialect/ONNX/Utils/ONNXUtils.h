@@ -173,6 +173,10 @@ llvm::SmallVector<int64_t> unfusedUnrolledLoops(mlir::func::FuncOp func);
 /// Removes the marks unrollRecurrentLoops put on the copies.
 void stripUnrolledMarks(mlir::func::FuncOp func);
 
+/// Removes the discardable `onnx.*` attributes of `op` (the importer's
+/// provenance: node names, the module's opset and producer, ...).
+void stripONNXAttrs(mlir::Operation *op);
+
 } // namespace lstm_opt::onnx
 
 #endif // LSTM_OPT_DIALECT_ONNX_UTILS_ONNXUTILS_H

@@ -257,6 +257,28 @@ std::string whyUnsupported(OpTy op, const BackendCapabilities &caps) {
 void remarkLayerLeftForCPU(mlir::Operation *layer, llvm::StringRef pass,
                            const llvm::Twine &why);
 
+/// A layer's operands: from an rnn.sequence, or from an rnn.recurrence and
+/// the rnn.input_projection that feeds it (the hoisted form).
+struct LayerOperands {
+  mlir::Value x, w, bw, r, br, h0, c0, lens;
+};
+
+/// Calls `lower` on every layer of `module` (each rnn.sequence, and each
+/// rnn.recurrence with its projection's operands), in walk order, stopping
+/// at the first failure. A recurrence not fed by an rnn.input_projection is
+/// an error prefixed by `pass`.
+mlir::LogicalResult
+forEachLayer(mlir::ModuleOp module, llvm::StringRef pass,
+             llvm::function_ref<mlir::LogicalResult(mlir::Operation *,
+                                                    const LayerOperands &)>
+                 lower);
+
+/// After a backend lowered the layers: an error, prefixed by `pass`, on the
+/// first rnn.stack (`stackMessage` says what to do) or lone cell left.
+mlir::LogicalResult checkOnlyLayersLowered(mlir::ModuleOp module,
+                                           llvm::StringRef pass,
+                                           llvm::StringRef stackMessage);
+
 /// How a backend reports a refusal: an error on the layer op, prefixed
 /// with the pass name.
 using LayerFailure = llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)>;
