@@ -50,6 +50,61 @@ ArrayRef<CellForm> cellForms() { return kCellForms; }
 // Leaves
 //===----------------------------------------------------------------------===//
 
+/// A scalar f32 constant's value.
+static std::optional<float> scalarConstant(Value v) {
+  auto t = od::getConstantF32(od::skipIdentities(v));
+  if (!t || t->values.size() != 1)
+    return std::nullopt;
+  return t->values[0];
+}
+
+static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
+  // Clip(alpha * x + beta, 0, 1), the operands of the Add and the Mul in
+  // either order: ONNX's HardSigmoid, exactly (Keras' and TF's
+  // hard_sigmoid, exported op by op).
+  auto bound = [](Value v, std::optional<float> attr) -> std::optional<float> {
+    if (v && !isa<NoneType>(v.getType()))
+      return scalarConstant(v);
+    return attr;
+  };
+  std::optional<float> lo = bound(clip.getMin(), clip.getMinAttr()
+                                                     ? std::optional<float>(clip.getMinAttr()->convertToFloat())
+                                                     : std::nullopt);
+  std::optional<float> hi = bound(clip.getMax(), clip.getMaxAttr()
+                                                     ? std::optional<float>(clip.getMaxAttr()->convertToFloat())
+                                                     : std::nullopt);
+  if (!lo || !hi || *lo != 0.f || *hi != 1.f)
+    return std::nullopt;
+  auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
+  if (!add)
+    return std::nullopt;
+  // (term, constant) of a commutative binary op with one scalar constant.
+  auto split = [](Value a, Value b) -> std::optional<std::pair<Value, float>> {
+    if (auto c = scalarConstant(b))
+      return std::make_pair(a, *c);
+    if (auto c = scalarConstant(a))
+      return std::make_pair(b, *c);
+    return std::nullopt;
+  };
+  auto sum = split(add.getA(), add.getB());
+  if (!sum)
+    return std::nullopt;
+  auto mul = od::skipIdentities(sum->first).getDefiningOp<od::MulOp>();
+  if (!mul)
+    return std::nullopt;
+  auto prod = split(mul.getA(), mul.getB());
+  if (!prod)
+    return std::nullopt;
+  Activation a;
+  a.op = clip;
+  a.name = "HardSigmoid";
+  a.input = prod->first;
+  a.alpha = prod->second;
+  a.beta = sum->second;
+  a.hasParams = true;
+  return a;
+}
+
 std::optional<Activation> getActivation(Value v) {
   Operation *def = od::skipIdentities(v).getDefiningOp();
   if (!def)
@@ -71,11 +126,15 @@ std::optional<Activation> getActivation(Value v) {
     a.alpha = h.getAlpha().convertToFloat();
     a.beta = h.getBeta().convertToFloat();
     a.hasParams = true;
+  } else if (auto clip = dyn_cast<od::ClipOp>(def)) {
+    return getWrittenOutHardSigmoid(clip);
   } else {
     return std::nullopt;
   }
   return a;
 }
+
+
 
 bool isGateActivation(const Activation &a) {
   return a.name == "Sigmoid" || a.name == "HardSigmoid";

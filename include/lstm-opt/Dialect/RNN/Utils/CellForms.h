@@ -54,7 +54,8 @@ struct Activation {
   }
 };
 
-/// The activation that computes `v` (through Identity), if one does.
+/// The activation that computes `v` (through Identity), if one does. A
+/// HardSigmoid written out as Clip(alpha * x + beta, 0, 1) counts.
 std::optional<Activation> getActivation(mlir::Value v);
 
 /// Sigmoid or HardSigmoid: what a gate's activation is.
