@@ -95,6 +95,7 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
             precision: Optional[str] = None, threads: Optional[int] = None,
             target_cpu: Optional[str] = None,
             input_shapes: Optional[Dict[str, Sequence[int]]] = None,
+            state: Optional[str] = None,
             extra_args: Sequence[str] = ()) -> Dict:
     """Compiles `model` for the CPU (`lstm-opt --target=cpu`) into the shared
     library `out_path` (a `.so`; its C header is written beside it) and
@@ -102,7 +103,9 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
     model's own: f32, and int8 for layers the model quantizes);
     `threads`: the library's initial thread count; `target_cpu`: an LLVM CPU
     name (default: this machine); `input_shapes`: sizes for symbolic
-    dimensions, {name: [d0, d1, ...]}. Load the result with
+    dimensions, {name: [d0, d1, ...]}; `state`: the model's state pairs,
+    "auto" or "IN=OUT[,IN=OUT...]" (lstm-opt --state), for
+    `Model(out_path).stream()`. Load the result with
     `lstm_opt.runtime.Model(out_path)`. Nothing is written on failure."""
     out_path = os.fspath(out_path)
     with tempfile.TemporaryDirectory(prefix="lstm_opt-") as tmp:
@@ -116,6 +119,8 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
             cmd += ["--threads", str(int(threads))]
         if target_cpu:
             cmd.append("--target-cpu=" + target_cpu)
+        if state:
+            cmd.append("--state=" + state)
         for name, dims in (input_shapes or {}).items():
             cmd.append("--input-shape=%s=%s" % (name, "x".join(str(int(d)) for d in dims)))
         cmd += list(extra_args)

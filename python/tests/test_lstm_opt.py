@@ -225,3 +225,24 @@ def test_compile_at_each_precision_runs_close_to_onnxruntime(tmp_path):
     assert not (tmp_path / "bad.so").exists()
     with Model.compile(src, tmp_path / "again.so", precision="int8") as m:
         assert m.inputs[0].shape == (5, 3, 5)
+
+
+def test_compile_with_state_streams(tmp_path):
+    import numpy as np
+    from lstm_opt.runtime import Model
+
+    src = MODELS / "torch_nn_lstm.onnx"
+    rep = lstm_opt.compile(src, tmp_path / "s.so", state="auto", threads=1)
+    assert any("state pairs (--state=auto): h0=h_n, c0=c_n" in r["message"]
+               for r in rep["remarks"]), rep["remarks"]
+    with Model.compile(src, tmp_path / "s2.so", state="h0=h_n,c0=c_n") as m:
+        assert m.state_pairs == [("h0", "h_n"), ("c0", "c_n")]
+        with m.stream() as s:
+            x = np.random.default_rng(0).standard_normal((5, 3, 5)).astype(np.float32)
+            a = s.run({"x": x})["y"]
+            b = s.run({"x": x})["y"]
+            assert not np.array_equal(a, b)  # the state moved on
+            s.reset()
+            assert np.array_equal(s.run({"x": x})["y"], a)
+    with pytest.raises(lstm_opt.LstmOptError, match="no input 'h9'"):
+        lstm_opt.compile(src, tmp_path / "bad.so", state="h9=h_n")
