@@ -103,8 +103,7 @@ def main():
         subprocess.run(cmd, check=True, capture_output=True)
         model = Model(so)
         so_state = os.path.join(work, name + ".state.so")
-        subprocess.run(cmd[:-5] + [so_state] + cmd[-4:] + ["--state=auto"] if False else
-                       [c if c != so else so_state for c in cmd] + ["--state=auto"],
+        subprocess.run([c if c != so else so_state for c in cmd] + ["--state=auto"],
                        check=True, capture_output=True)
         stream = Model(so_state).stream()
 

@@ -389,7 +389,6 @@ void LayerEmitter::quantizeRows(
     function_ref<void(ImplicitLocOpBuilder &, Value, Value, Value)> store,
     function_ref<void(ImplicitLocOpBuilder &, Value, Value)> storeScale,
     Value writer) {
-  Type f32 = b.getF32Type();
   auto rowLoop = scf::ForOp::create(b, idx(b, 0), idx(b, rows), idx(b, 1));
   ImplicitLocOpBuilder rb(b.getLoc(), rowLoop.getBody(), rowLoop.getBody()->begin());
   Value row = rowLoop.getInductionVar();
@@ -432,7 +431,6 @@ void LayerEmitter::quantizeRows(
     storeScale(rb, row, scale);
   }
   Value invV = vector::BroadcastOp::create(rb, vecType(), inv);
-  (void)f32;
   scf::ForOp::create(rb, lo, hi, idx(rb, 1), ValueRange{},
                      [&](OpBuilder &ob, Location loc, Value jb, ValueRange) {
     ImplicitLocOpBuilder ib(loc, ob);

@@ -62,17 +62,16 @@ static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
   // Clip(alpha * x + beta, 0, 1), the operands of the Add and the Mul in
   // either order: ONNX's HardSigmoid, exactly (Keras' and TF's
   // hard_sigmoid, exported op by op).
-  auto bound = [](Value v, std::optional<float> attr) -> std::optional<float> {
+  // A bound: the input (opset 11+), else the attribute (opset 6).
+  auto bound = [](Value v, std::optional<APFloat> attr) -> std::optional<float> {
     if (v && !isa<NoneType>(v.getType()))
       return scalarConstant(v);
-    return attr;
+    if (attr)
+      return attr->convertToFloat();
+    return std::nullopt;
   };
-  std::optional<float> lo = bound(clip.getMin(), clip.getMinAttr()
-                                                     ? std::optional<float>(clip.getMinAttr()->convertToFloat())
-                                                     : std::nullopt);
-  std::optional<float> hi = bound(clip.getMax(), clip.getMaxAttr()
-                                                     ? std::optional<float>(clip.getMaxAttr()->convertToFloat())
-                                                     : std::nullopt);
+  std::optional<float> lo = bound(clip.getMin(), clip.getMinAttr());
+  std::optional<float> hi = bound(clip.getMax(), clip.getMaxAttr());
   if (!lo || !hi || *lo != 0.f || *hi != 1.f)
     return std::nullopt;
   auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
