@@ -125,7 +125,10 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
     remarkArr.push_back(llvm::json::Object{
         {"severity", r.severity}, {"node", r.node}, {"message", r.message}});
   llvm::json::Array layerArr, refusedArr;
+  int64_t unfusedRecurrences = 0;
   for (auto &r : remarks) {
+    if (StringRef(r.message).starts_with("not fused: a recurrence"))
+      ++unfusedRecurrences;
     if (auto layer = parseLayerRemark(r.message)) {
       (*layer)["node"] = r.node;
       llvm::json::Array sources;
@@ -141,6 +144,7 @@ void RunReport::printJSON(llvm::raw_ostream &os) const {
   llvm::json::Object root{
       {"layers", std::move(layerArr)},
       {"refused", std::move(refusedArr)},
+      {"unfused_recurrences", unfusedRecurrences},
       {"input", input},
       {"output", output},
       {"nodes_before", total(opsBefore)},

@@ -8,7 +8,8 @@ Builds small models in the workdir (deterministic), runs each with
 Runtime on the same model: |a - b| <= 1e-4 * max(|b|, 1e-1) elementwise.
   * standard ONNX LSTM / GRU / RNN nodes (imported into rnn.sequence):
     directions, GRU linear_before_reset 0/1, sequence_lens, clip, non-default
-    activations (with alpha/beta), odd sizes H = 1, 7, 33; B = 1, 5; T = 1;
+    activations (with alpha/beta), LSTM peepholes (P) and coupled input and
+    forget gates (input_forget), odd sizes H = 1, 7, 33; B = 1, 5; T = 1;
   * unrolled LSTMs from bench/make_unrolled_lstm.py (recognised first) at
     odd sizes, in both the PyTorch and the per-gate style.
 Prints one line per model and 'variants: N passed, M failed'.
@@ -34,8 +35,9 @@ RTOL = 1e-4
 
 def layer_model(path, kind="LSTM", T=5, B=3, I=4, H=7, direction="forward",
                 lbr=0, lens=False, acts=None, alpha=None, beta=None, clip=None,
-                seed=0, wscale=0.5):
-    """One standard ONNX recurrent node with X, h0 (c0, lens) as inputs."""
+                seed=0, wscale=0.5, input_forget=0, peephole=False):
+    """One standard ONNX recurrent node with X, h0 (c0, lens) as inputs; an
+    LSTM optionally with peephole weights P and input_forget."""
     rng = np.random.default_rng(seed)
     G = {"LSTM": 4, "GRU": 3, "RNN": 1}[kind]
     D = 2 if direction == "bidirectional" else 1
@@ -52,7 +54,13 @@ def layer_model(path, kind="LSTM", T=5, B=3, I=4, H=7, direction="forward",
         ins.append("c0")
         vi.append(oh.make_tensor_value_info("c0", TP.FLOAT, [D, B, H]))
         outs.append("Y_c")
+        if peephole:
+            ins.append("P")
+            inits.append(nh.from_array(
+                rng.standard_normal((D, 3 * H)).astype(np.float32), "P"))
     attrs = dict(hidden_size=H, direction=direction)
+    if input_forget:
+        attrs["input_forget"] = input_forget
     if kind == "GRU":
         attrs["linear_before_reset"] = lbr
     for k, v in (("activations", acts), ("activation_alpha", alpha),
@@ -89,6 +97,13 @@ LAYERS = {
     "lstm_acts": dict(kind="LSTM", acts=["HardSigmoid", "LeakyRelu", "ScaledTanh"],
                       alpha=[0.3, 0.05, 1.5], beta=[0.4, 0.8]),
     "lstm_h33_b5_t3": dict(kind="LSTM", H=33, B=5, T=3),
+    "lstm_input_forget": dict(kind="LSTM", input_forget=1),
+    "lstm_peephole": dict(kind="LSTM", peephole=True, H=33, B=5),
+    "lstm_peephole_bidir_lens_clip": dict(kind="LSTM", peephole=True, lens=True,
+                                          direction="bidirectional", clip=0.6),
+    "lstm_peephole_input_forget_reverse_acts": dict(
+        kind="LSTM", peephole=True, input_forget=1, direction="reverse",
+        acts=["HardSigmoid", "Tanh", "Softsign"], alpha=[0.3], beta=[0.4]),
     "lstm_h1_b1_t1": dict(kind="LSTM", H=1, B=1, T=1, I=1),
     "lstm_h16_b9_i17": dict(kind="LSTM", H=16, B=9, T=4, I=17),
     "gru_lbr": dict(kind="GRU", lbr=1),

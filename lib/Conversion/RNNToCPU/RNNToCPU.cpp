@@ -134,9 +134,10 @@ public:
   /// Rows per register tile of a GEMM over `g` gates.
   int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
 
-  /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br [D, G*H].
+  /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br
+  /// [D, G*H], and an LSTM's peephole weights [D, 3*H] (empty: none).
   func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
-                    ArrayRef<float> br);
+                    ArrayRef<float> br, ArrayRef<float> peephole);
 
 private:
   // Small builders.
@@ -245,6 +246,8 @@ private:
   }
   // Packed constants and scratch, set while emitting.
   Value wIn, bIn, rRec, rRecN, bRecN, p, hbuf, cbuf, zbuf, rhbuf;
+  /// An LSTM's peephole weights [D, 3, Hp] (i, f, o), or null.
+  Value bPeep;
   /// With bf16: h rounded ([2, B, Hp], beside hbuf), the GEMMs' copy; with
   /// int8: h quantized (allocQuant), its scales in hsbuf [2, B].
   Value hrbuf, hsbuf;
@@ -994,13 +997,23 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew;
             if (s.isLSTM()) {
-              Value i = activate(tb, acts[0], clip(tb, a(0)));
-              Value f = activate(tb, acts[0], clip(tb, a(1)));
-              Value g = activate(tb, acts[1], clip(tb, a(2)));
-              Value o = activate(tb, acts[0], clip(tb, a(3)));
               Value cOld = vector::LoadOp::create(tb, vecType(), cbuf, ValueRange{bi, col});
+              // Peepholes (k: i, f, o) inside the clip, as ONNX Runtime.
+              auto peep = [&](Value pre, int64_t k, Value c) -> Value {
+                if (!s.hasPeephole)
+                  return pre;
+                Value pk = vector::LoadOp::create(tb, vecType(), bPeep,
+                                                  ValueRange{dIdx, idx(tb, k), col});
+                return math::FmaOp::create(tb, pk, c, pre);
+              };
+              Value i = activate(tb, acts[0], clip(tb, peep(a(0), 0, cOld)));
+              Value f = s.inputForget
+                            ? arith::SubFOp::create(tb, vone, i).getResult()
+                            : activate(tb, acts[0], clip(tb, peep(a(1), 1, cOld)));
+              Value g = activate(tb, acts[1], clip(tb, a(2)));
               Value c = arith::AddFOp::create(tb, arith::MulFOp::create(tb, f, cOld),
                                               arith::MulFOp::create(tb, i, g));
+              Value o = activate(tb, acts[0], clip(tb, peep(a(3), 2, c)));
               if (active)
                 c = arith::SelectOp::create(tb, active, c, cOld);
               vector::StoreOp::create(tb, c, cbuf, ValueRange{bi, col});
@@ -1172,7 +1185,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
 }
 
 func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
-                                ArrayRef<float> bw, ArrayRef<float> br) {
+                                ArrayRef<float> bw, ArrayRef<float> br,
+                                ArrayRef<float> peephole) {
   MLIRContext *ctx = module.getContext();
   const int64_t T = s.T, B = s.B, I = s.I, H = s.H, D = s.D, G = s.G,
                 nb = s.nb(), hp = s.hp();
@@ -1225,6 +1239,14 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   }
   if (s.isGRU() && s.linearBeforeReset)
     bRecN = global(b, "Brn", {D, hp}, brn);
+  if (s.hasPeephole) {
+    std::vector<float> pp(D * 3 * hp, 0.f);
+    for (int64_t d = 0; d < D; ++d)
+      for (int64_t k = 0; k < 3; ++k)
+        for (int64_t j = 0; j < H; ++j)
+          pp[(d * 3 + k) * hp + j] = peephole[(d * 3 + k) * H + j];
+    bPeep = global(b, "Peep", {D, 3, hp}, pp);
+  }
 
   // P block-major, [H/V][T*B][G][V]: the input GEMM of a block writes one
   // contiguous run, and a step's epilogue reads B * G * V contiguous floats
@@ -1326,6 +1348,9 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
        bw = onnx::getConstantF32(in.bw), br = onnx::getConstantF32(in.br);
   if (!w || !r || !bw || !br)
     return fail("needs constant f32 weights");
+  std::optional<onnx::F32Tensor> peephole;
+  if (in.peephole && !(peephole = onnx::getConstantF32(in.peephole)))
+    return fail("needs constant f32 peephole weights");
   LayerSpec s;
   if (failed(rnn::describeLayer(op, "convert-rnn-to-cpu", xt, w->shape[2],
                                 (bool)in.h0, (bool)in.c0, s)))
@@ -1364,7 +1389,10 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                 Twine(s.I) + " and hidden size " + Twine(s.H));
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_"),
                        lp);
-  func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
+  ArrayRef<float> peep = peephole ? ArrayRef<float>(peephole->values)
+                                  : ArrayRef<float>();
+  func::FuncOp fn =
+      emitter.emit(w->values, r->values, bw->values, br->values, peep);
   // What bf16 does to this layer's numbers, on the host's simulation of
   // both precisions (8 steps, one batch row of random inputs).
   std::string lowError;
@@ -1373,7 +1401,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
     double e = rnn::simulatedPrecisionError(
         s, lp.bf16 ? rnn::LowPrecision::BF16 : rnn::LowPrecision::Int8,
         w->values, r->values, bw->values, br->values, /*steps=*/8,
-        /*batch=*/1, &steps);
+        /*batch=*/1, &steps, peep);
     lowError = llvm::formatv("; {0} against f32 on random inputs ({1} step{2}, "
                              "simulated on the host): max rel error {3:e1}",
                              lp.bf16 ? "bf16" : "int8", steps,

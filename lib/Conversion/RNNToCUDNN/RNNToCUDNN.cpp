@@ -51,7 +51,8 @@ const rnn::BackendCapabilities kCUDNN = {/*name=*/"cuDNN",
                                          /*reverseOnly=*/false,
                                          /*clip=*/false,
                                          /*gruResetBeforeGemm=*/false,
-                                         /*anyActivations=*/false};
+                                         /*anyActivations=*/false,
+                                         /*lstmVariants=*/false};
 
 int64_t cellCode(rnn::CellKind kind, std::optional<ArrayAttr> acts) {
   switch (kind) {

@@ -1296,8 +1296,11 @@ struct Options {
 
 /// What the generated kernels run: every layer but one with sequence_lens
 /// (they run all T steps for every batch row).
-const rnn::BackendCapabilities kGPUKernels = {/*name=*/"the GPU kernels",
-                                              /*sequenceLens=*/false};
+const rnn::BackendCapabilities kGPUKernels = {
+    /*name=*/"the GPU kernels",    /*sequenceLens=*/false,
+    /*reverseOnly=*/true,          /*clip=*/true,
+    /*gruResetBeforeGemm=*/true,   /*anyActivations=*/true,
+    /*lstmVariants=*/false};
 
 LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
                             const Options &opts) {

@@ -194,6 +194,9 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
        bw = od::getConstantF32(in.bw), br = od::getConstantF32(in.br);
   if (!w || !r || !bw || !br)
     return fail("needs constant f32 weights");
+  std::optional<od::F32Tensor> peephole;
+  if (in.peephole && !(peephole = od::getConstantF32(in.peephole)))
+    return fail("needs constant f32 peephole weights");
   if (auto p = op->template getAttrOfType<StringAttr>("lstm_opt.precision"))
     if (p.getValue() != "f32")
       return fail("lowers f32 layers only; this layer asks for precision " +
@@ -289,6 +292,12 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
         b, lb.tensor({T, B, gh}), p,
         ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     Value brnV = split ? lb.cst({H}, brn) : Value();
+    // An LSTM's peephole weights [3*H] (i, f, o), read with linalg.index.
+    Value peepV =
+        peephole ? lb.cst({3 * H}, ArrayRef<float>(peephole->values)
+                                       .slice(d * 3 * H, 3 * H)
+                                       .vec())
+                 : Value();
 
     // 2. Initial states.
     auto initial = [&](FailureOr<Value> all) -> Value {
@@ -354,11 +363,31 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
                   auto pre = [&](int64_t g) {
                     return arith::AddFOp::create(ib, a[g], a[4 + g]).getResult();
                   };
-                  Value i = act(ib, 0, pre(0)), f = act(ib, 0, pre(1));
-                  Value gg = act(ib, 1, pre(2)), o = act(ib, 0, pre(3));
+                  // Peephole k (i, f, o) times a cell state, inside the
+                  // clip (as ONNX Runtime).
+                  auto peep = [&](Value v, int64_t k, Value cv) -> Value {
+                    if (!peepV)
+                      return v;
+                    Value j = linalg::IndexOp::create(ib, 1);
+                    Value at = arith::AddIOp::create(
+                        ib, j, arith::ConstantIndexOp::create(ib, k * H));
+                    Value pk = tensor::ExtractOp::create(ib, peepV, ValueRange{at});
+                    return arith::AddFOp::create(
+                        ib, v, arith::MulFOp::create(ib, pk, cv));
+                  };
+                  Value i = act(ib, 0, peep(pre(0), 0, a[8]));
+                  Value f;
+                  if (s.inputForget) {
+                    Value one = arith::ConstantOp::create(ib, ib.getF32FloatAttr(1.f));
+                    f = arith::SubFOp::create(ib, one, i);
+                  } else {
+                    f = act(ib, 0, peep(pre(1), 1, a[8]));
+                  }
+                  Value gg = act(ib, 1, pre(2));
                   Value cNew = arith::AddFOp::create(
                       ib, arith::MulFOp::create(ib, f, a[8]),
                       arith::MulFOp::create(ib, i, gg));
+                  Value o = act(ib, 0, peep(pre(3), 2, cNew));
                   Value hNew = arith::MulFOp::create(
                       ib, o, rnn::emitActivation(ib, acts[2], cNew,
                                                  rnn::ActivationForm::Reference));

@@ -96,6 +96,22 @@ static LogicalResult lowerSequence(rnn::SequenceOp op,
     attrs.push_back(b.getNamedAttr("clip", a));
   if (op.getLinearBeforeReset())
     attrs.push_back(b.getNamedAttr("linear_before_reset", b.getI64IntegerAttr(1)));
+  if (op.getInputForget())
+    attrs.push_back(b.getNamedAttr("input_forget", b.getI64IntegerAttr(1)));
+  // Peephole weights: canonical i, f, o -> ONNX's i, o, f.
+  Value P;
+  if (Value peep = op.getPeephole()) {
+    auto p = onnx::getConstantF32(peep);
+    if (!p)
+      return op.emitError() << "convert-rnn-to-onnx needs constant f32 weights";
+    std::vector<float> pOut;
+    for (int64_t k = 0; k < d; ++k) {
+      auto pk = rnn::permuteGateBlocks(ArrayRef<float>(p->values).slice(k * 3 * h, 3 * h),
+                                       3, h, 1, {0, 2, 1});
+      pOut.insert(pOut.end(), pk.begin(), pk.end());
+    }
+    P = consts.getF32(loc, name + "_P", {d, 3 * h}, pOut);
+  }
 
   SmallVector<Value> operands = {op.getX(), W, R, B, orNone(op.getSequenceLens()),
                                  orNone(op.getH0())};
@@ -103,7 +119,7 @@ static LogicalResult lowerSequence(rnn::SequenceOp op,
   Operation *onnxOp;
   if (kind == rnn::CellKind::LSTM) {
     operands.push_back(orNone(op.getC0()));
-    operands.push_back(none);
+    operands.push_back(orNone(P));
     types.push_back(op.getCN().getType());
     onnxOp = onnx::LSTMOp::create(b, loc, types, operands, attrs);
   } else if (kind == rnn::CellKind::GRU) {
@@ -165,8 +181,9 @@ static LogicalResult unstack(rnn::StackOp op, onnx::ConstantBuilder &consts) {
         b, loc, types, op.getCellAttr(), op.getDirectionAttr(),
         op.getHiddenSizeAttr(), op.getLinearBeforeResetAttr(), x, w, r, bw, br,
         part(op.getH0()), part(op.getC0()), op.getSequenceLens(),
-        op.getActivationsAttr(), op.getActivationAlphaAttr(),
-        op.getActivationBetaAttr(), op.getClipAttr());
+        /*peephole=*/Value(), op.getActivationsAttr(),
+        op.getActivationAlphaAttr(), op.getActivationBetaAttr(),
+        op.getClipAttr(), /*input_forget=*/nullptr);
     hs.push_back(seq.getHN());
     if (seq.getCN())
       cs.push_back(seq.getCN());

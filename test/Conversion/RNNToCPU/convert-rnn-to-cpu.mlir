@@ -132,3 +132,24 @@ func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {
   %y, %hn, %cn = rnn.recurrence lstm forward %p, %r, %b {hidden_size = 32 : i64} : (tensor<1x3x2x128xf32>, tensor<1x128x32xf32>, tensor<1x128xf32>) -> (tensor<3x1x2x32xf32>, tensor<1x2x32xf32>, tensor<1x2x32xf32>) loc("lstm_layer")
   return %y : tensor<3x1x2x32xf32>
 }
+
+// -----
+
+// An LSTM with peepholes and input_forget: the peephole weights are packed
+// [D, 3, Hp] (i, f, o; padded units zero) and added with an FMA before the
+// clip; f is 1 - i.
+// CHECK-DAG: memref.global "private" constant @__lstm_opt_peep_layer_Peep : memref<48xf32>
+// CHECK-LABEL: func.func @lstm_peephole(
+// CHECK: call @__lstm_opt_peep_layer
+// CHECK-LABEL: func.func private @__lstm_opt_peep_layer(
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK: arith.subf %{{.*}}, %{{.*}} : vector<16xf32>
+func.func @lstm_peephole(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x5xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x20x4xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x20x5xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x20xf32>
+  %pp = onnx.initializer "P" dense<0.5> : tensor<1x15xf32>
+  %p = rnn.input_projection %x, %w, %b : (tensor<3x2x4xf32>, tensor<1x20x4xf32>, tensor<1x20xf32>) -> tensor<1x3x2x20xf32> loc("peep_layer")
+  %y, %hn, %cn = rnn.recurrence lstm forward %p, %r, %b peephole(%pp) {hidden_size = 5 : i64, input_forget} : (tensor<1x3x2x20xf32>, tensor<1x20x5xf32>, tensor<1x20xf32>, tensor<1x15xf32>) -> (tensor<3x1x2x5xf32>, tensor<1x2x5xf32>, tensor<1x2x5xf32>) loc("peep_layer")
+  return %y : tensor<3x1x2x5xf32>
+}

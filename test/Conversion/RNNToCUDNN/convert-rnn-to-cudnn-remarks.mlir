@@ -41,3 +41,26 @@ func.func @bad_option_free(%x: tensor<?x2x3xf32>) -> tensor<?x1x2x4xf32> {
   %y, %h = rnn.sequence rnn forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<?x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> (tensor<?x1x2x4xf32>, tensor<1x2x4xf32>)
   return %y : tensor<?x1x2x4xf32>
 }
+
+// -----
+
+func.func @lstm_peephole(%x: tensor<3x2x3xf32>) -> tensor<3x1x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x16x3xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x16x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x16xf32>
+  %p = onnx.initializer "P" dense<0.5> : tensor<1x12xf32>
+  // expected-remark @below {{convert-rnn-to-cudnn: layer left for the CPU kernels: cuDNN cannot run a peephole LSTM}}
+  %y, %h, %c = rnn.sequence lstm forward %x, %w, %r, %b, %b peephole(%p) {hidden_size = 4 : i64} : (tensor<3x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x12xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y : tensor<3x1x2x4xf32>
+}
+
+// -----
+
+func.func @lstm_input_forget(%x: tensor<3x2x3xf32>) -> tensor<3x1x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x16x3xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x16x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x16xf32>
+  // expected-remark @below {{convert-rnn-to-cudnn: layer left for the CPU kernels: cuDNN cannot run an LSTM with coupled input and forget gates (input_forget)}}
+  %y, %h, %c = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 4 : i64, input_forget} : (tensor<3x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x16xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y : tensor<3x1x2x4xf32>
+}

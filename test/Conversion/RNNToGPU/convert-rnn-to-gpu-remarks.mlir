@@ -19,3 +19,15 @@ func.func @lens(%x: tensor<5x2x3xf32>, %lens: tensor<2xi32>) -> tensor<5x1x2x4xf
   %y, %hn = rnn.sequence rnn forward %x, %w, %r, %b, %b lens(%lens) {hidden_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<2xi32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>)
   return %y : tensor<5x1x2x4xf32>
 }
+
+// CHECK-LABEL: func.func @peephole(
+// CHECK: rnn.sequence lstm forward {{.*}} peephole(
+func.func @peephole(%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %w = onnx.initializer "Wl" dense<0.5> : tensor<1x16x3xf32>
+  %r = onnx.initializer "Rl" dense<0.25> : tensor<1x16x4xf32>
+  %b = onnx.initializer "Bl" dense<0.125> : tensor<1x16xf32>
+  %p = onnx.initializer "Pl" dense<0.5> : tensor<1x12xf32>
+  // expected-remark @below {{convert-rnn-to-gpu: layer left for the CPU kernels: the GPU kernels cannot run a peephole LSTM}}
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b peephole(%p) {hidden_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<1x12xf32>) -> (tensor<5x1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  return %y : tensor<5x1x2x4xf32>
+}

@@ -83,3 +83,23 @@ func.func @rnn_reverse_lens(%x: tensor<3x2x5xf32>, %lens: tensor<2xi32>) -> (ten
   %y, %hn = rnn.sequence rnn reverse %x, %w, %r, %b, %b lens(%lens) {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x4x5xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<2xi32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
   return %y, %hn : tensor<3x1x2x4xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+// An LSTM with peepholes and input_forget: the cell's generic reads the
+// peephole weights (i, f, o) by the unit's index; f = 1 - i.
+// CHECK-LABEL: func.func @lstm_peephole_input_forget(
+// CHECK: %[[PEEP:.*]] = arith.constant dense<[1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00, 3.000000e+00, 3.000000e+00]> : tensor<6xf32>
+// CHECK: scf.for
+// CHECK:   linalg.generic
+// CHECK:     linalg.index 1
+// CHECK:     tensor.extract %[[PEEP]]
+// CHECK:     arith.subf
+func.func @lstm_peephole_input_forget(%x: tensor<3x1x2xf32>) -> tensor<3x1x1x2xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x8x2xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x8x2xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x8xf32>
+  %p = onnx.initializer "P" dense<[[1.0, 1.0, 2.0, 2.0, 3.0, 3.0]]> : tensor<1x6xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b peephole(%p) {hidden_size = 2 : i64, input_forget} : (tensor<3x1x2xf32>, tensor<1x8x2xf32>, tensor<1x8x2xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x6xf32>) -> (tensor<3x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  return %y : tensor<3x1x1x2xf32>
+}

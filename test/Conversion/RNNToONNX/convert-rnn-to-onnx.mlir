@@ -40,3 +40,18 @@ func.func @runtime_weights(%x: tensor<3x2x1xf32>, %w: tensor<1x1x1xf32>) -> tens
   %y, %hn = rnn.sequence rnn forward %x, %w, %w, %b, %b {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>)
   return %hn : tensor<1x2x1xf32>
 }
+
+// -----
+
+// Peephole weights: canonical i, f, o -> ONNX's i, o, f; input_forget = 1.
+
+// CHECK-LABEL: func.func @lstm_peephole
+// CHECK-DAG: %[[P:.*]] = onnx.initializer "rnn_P" dense<{{\[}}[1.000000e+00, 3.000000e+00, 2.000000e+00]]> : tensor<1x3xf32>
+// CHECK: onnx.LSTM(%arg0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[P]]) {hidden_size = 1 : i64, input_forget = 1 : i64}
+func.func @lstm_peephole(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %w = onnx.initializer "W" dense<[[[1.0], [2.0], [3.0], [4.0]]]> : tensor<1x4x1xf32>
+  %b = onnx.initializer "B" dense<[[10.0, 20.0, 30.0, 40.0]]> : tensor<1x4xf32>
+  %p = onnx.initializer "P" dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %w, %b, %b peephole(%p) {hidden_size = 1 : i64, input_forget} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %hn : tensor<1x2x1xf32>
+}

@@ -69,3 +69,27 @@ func.func @proj(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %b: tensor<1x64xf
   %p = rnn.input_projection %x, %w, %b : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64xf32>) -> tensor<1x4x2x64xf32>
   return
 }
+
+// -----
+
+func.func @cell_peephole_size(%x: tensor<2x8xf32>, %h: tensor<2x16xf32>, %w: tensor<64x8xf32>, %r: tensor<64x16xf32>, %b: tensor<64xf32>, %p: tensor<32xf32>) {
+  // expected-error @+1 {{'rnn.lstm_cell' op peephole dimension 0 is 32, expected 48}}
+  %h1, %c1 = rnn.lstm_cell %x, %h, %h, %w, %r, %b, %b peephole(%p) : (tensor<2x8xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>, tensor<32xf32>) -> (tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @seq_peephole_directions(%x: tensor<5x2x8xf32>, %w: tensor<1x64x8xf32>, %r: tensor<1x64x16xf32>, %b: tensor<1x64xf32>, %p: tensor<2x48xf32>) {
+  // expected-error @+1 {{'rnn.sequence' op peephole dimension 0 is 2, expected 1}}
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b peephole(%p) {hidden_size = 16 : i64} : (tensor<5x2x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<2x48xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}
+
+// -----
+
+func.func @seq_gru_input_forget(%x: tensor<5x2x8xf32>, %w: tensor<1x48x8xf32>, %r: tensor<1x48x16xf32>, %b: tensor<1x48xf32>) {
+  // expected-error @+1 {{'rnn.sequence' op input_forget and peephole weights are LSTM variants}}
+  %y, %hn = rnn.sequence gru forward %x, %w, %r, %b, %b {hidden_size = 16 : i64, input_forget} : (tensor<5x2x8xf32>, tensor<1x48x8xf32>, tensor<1x48x16xf32>, tensor<1x48xf32>, tensor<1x48xf32>) -> (tensor<5x1x2x16xf32>, tensor<1x2x16xf32>)
+  return
+}

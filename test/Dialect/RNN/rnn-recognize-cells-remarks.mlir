@@ -81,16 +81,43 @@ func.func @runtime_weights(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<
 
 // -----
 
-// ONNX LSTM with peepholes: no canonical form.
+// ONNX LSTM with peepholes computed at run time: the layer's weights must be
+// constants.
 // CHECK-LABEL: func.func @peepholes
 // CHECK: onnx.LSTM
-func.func @peepholes(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+func.func @peepholes(%x: tensor<3x2x1xf32>, %p: tensor<1x3xf32>) -> tensor<1x2x1xf32> {
   %none = onnx.none
   %w = onnx.initializer "W" dense<1.0> : tensor<1x4x1xf32>
   %r = onnx.initializer "R" dense<1.0> : tensor<1x4x1xf32>
-  %p = onnx.initializer "P" dense<1.0> : tensor<1x3xf32>
-  // expected-remark @+1 {{not imported into the rnn dialect: peephole weights (P) have no canonical form}}
+  // expected-remark @+1 {{not imported into the rnn dialect: P is not an f32 constant}}
   %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %p) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
   return %yh : tensor<1x2x1xf32>
 }
 
+
+// -----
+
+// An elementwise product in a gate that is not a peephole (the cell state
+// times a constant in the cell candidate g): no ONNX op computes it.
+// CHECK-LABEL: func.func @peephole_on_g
+// CHECK-NOT: rnn.lstm_cell
+func.func @peephole_on_g(%x: tensor<1x1xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %w = onnx.initializer "w" dense<1.0> : tensor<1x1xf32>
+  %pg = onnx.initializer "pg" dense<[0.5]> : tensor<1xf32>
+  %xw = onnx.MatMul(%x, %w) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hw = onnx.MatMul(%h, %w) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %a = onnx.Add(%xw, %hw) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %cg = onnx.Mul(%c, %pg) : (tensor<1x1xf32>, tensor<1xf32>) -> tensor<1x1xf32>
+  %ag = onnx.Add(%a, %cg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %i = onnx.Sigmoid(%a) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %f = onnx.Sigmoid(%a) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %o = onnx.Sigmoid(%a) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %g = onnx.Tanh(%ag) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%f, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%i, %g) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  // expected-remark @+1 {{not fused as an LSTM cell: the cell candidate's pre-activation multiplies a value elementwise (ONNX's peepholes are on i, f and o)}}
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%o, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}

@@ -333,3 +333,65 @@ func.func @gru_expanded_zero_state(%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
   %h1 = onnx.Sub(%n, %zn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1 : tensor<1x1xf32>
 }
+
+// -----
+
+// An ONNX LSTM with peepholes and input_forget: P [1, 3H] moves from ONNX's
+// i, o, f to the canonical i, f, o; input_forget stays on the layer.
+
+// CHECK-LABEL: func.func @onnx_lstm_peephole_input_forget
+// CHECK-DAG: %[[P:.*]] = onnx.initializer "P_canonical" dense<{{\[}}[1.000000e+00, 3.000000e+00, 2.000000e+00]]> : tensor<1x3xf32>
+// CHECK: rnn.sequence lstm forward %arg0, {{.*}} peephole(%[[P]]) {hidden_size = 1 : i64, input_forget}
+// CHECK-NOT: onnx.LSTM
+func.func @onnx_lstm_peephole_input_forget(%x: tensor<3x2x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<[[[1.0], [2.0], [3.0], [4.0]]]> : tensor<1x4x1xf32>
+  %p = onnx.initializer "P" dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %w, %none, %none, %none, %none, %p) {hidden_size = 1 : i64, input_forget = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}
+
+// -----
+
+// A hand-written cell with peepholes (P_i * c, P_f * c on i and f, P_o * c'
+// on o, operands in either order) and a coupled forget gate f = 1 - i: one
+// rnn.lstm_cell with peephole weights (i, f, o; f's unused, zero) and
+// input_forget. The forget gate's weights are zero.
+
+// CHECK-LABEL: func.func @peephole_coupled_cell
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "lstm_W" dense<{{\[}}[1.000000e+00], [0.000000e+00], [3.000000e+00], [4.000000e+00]]> : tensor<4x1xf32>
+// CHECK-DAG: %[[P:.*]] = onnx.initializer "lstm_P" dense<[5.000000e-01, 0.000000e+00, 2.500000e-01]> : tensor<3xf32>
+// CHECK: rnn.lstm_cell %arg0, %arg1, %arg2, %[[W]], {{.*}} peephole(%[[P]]) {input_forget, rnn.source_gemms = 6 : i64
+// CHECK-NOT: onnx.Sigmoid
+func.func @peephole_coupled_cell(%x: tensor<1x1xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %wi = onnx.initializer "wi" dense<1.0> : tensor<1x1xf32>
+  %wg = onnx.initializer "wg" dense<3.0> : tensor<1x1xf32>
+  %wo = onnx.initializer "wo" dense<4.0> : tensor<1x1xf32>
+  %r = onnx.initializer "r" dense<0.5> : tensor<1x1xf32>
+  %pi = onnx.initializer "pi" dense<[0.5]> : tensor<1xf32>
+  %po = onnx.initializer "po" dense<[0.25]> : tensor<1xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %xi = onnx.MatMul(%x, %wi) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hi = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ai = onnx.Add(%xi, %hi) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ci = onnx.Mul(%c, %pi) : (tensor<1x1xf32>, tensor<1xf32>) -> tensor<1x1xf32>
+  %pre_i = onnx.Add(%ai, %ci) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %i = onnx.Sigmoid(%pre_i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %f = onnx.Sub(%one, %i) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %xg = onnx.MatMul(%x, %wg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hg = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ag = onnx.Add(%xg, %hg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %g = onnx.Tanh(%ag) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%f, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%i, %g) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %xo = onnx.MatMul(%x, %wo) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ho = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ao = onnx.Add(%xo, %ho) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %co = onnx.Mul(%po, %c1) : (tensor<1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %pre_o = onnx.Add(%co, %ao) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %o = onnx.Sigmoid(%pre_o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%o, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}

@@ -835,6 +835,35 @@ Value onnx::createSliceAxis(OpBuilder &b, Location loc, ConstantBuilder &consts,
                          nullptr);
 }
 
+static bool canHoist(Value v, Operation *point, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != point->getBlock() ||
+      def->isBeforeInBlock(point))
+    return true;
+  if (depth > 16 || !isPure(def) || def->getNumRegions() || def == point)
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return canHoist(operand, point, depth + 1);
+  });
+}
+
+static void hoist(Value v, Operation *point) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != point->getBlock() ||
+      def->isBeforeInBlock(point))
+    return;
+  for (Value operand : def->getOperands())
+    hoist(operand, point);
+  def->moveBefore(point);
+}
+
+bool onnx::hoistBefore(Value v, Operation *point) {
+  if (!canHoist(v, point, 0))
+    return false;
+  hoist(v, point);
+  return true;
+}
+
 void onnx::eraseDeadOps(ArrayRef<Operation *> ops,
                         function_ref<void(Operation *)> onErase) {
   llvm::SetVector<Operation *> work(ops.begin(), ops.end());

@@ -56,6 +56,7 @@ bool lstm_opt::rnn::haveSameCell(SequenceOp a, SequenceOp b) {
          a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
          a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
          a.getClipAttr() == b.getClipAttr() &&
+         a.getInputForget() == b.getInputForget() &&
          a.getSequenceLens() == b.getSequenceLens();
 }
 
@@ -125,6 +126,19 @@ LogicalResult verifyCell(Operation *op, CellKind kind, Value x, Value h,
   return checkActivations(op, acts, kind, 1);
 }
 
+/// input_forget and peephole weights (of shape `peepholeShape`) belong to
+/// LSTMs only.
+LogicalResult verifyLSTMVariant(Operation *op, CellKind kind, bool inputForget,
+                                Value peephole,
+                                ArrayRef<int64_t> peepholeShape) {
+  if (kind != CellKind::LSTM && (inputForget || peephole))
+    return op->emitOpError()
+           << "input_forget and peephole weights are LSTM variants";
+  if (peephole)
+    return checkShape(op, peephole, "peephole", peepholeShape);
+  return success();
+}
+
 /// Shared checks of rnn.sequence / rnn.recurrence.
 template <typename OpTy>
 LogicalResult verifyLayer(OpTy op, int64_t steps, int64_t batch,
@@ -158,6 +172,9 @@ LogicalResult verifyLayer(OpTy op, int64_t steps, int64_t batch,
   }
   if (op.getLinearBeforeReset() && kind != CellKind::GRU)
     return op.emitOpError() << "linear_before_reset is a GRU attribute";
+  if (failed(verifyLSTMVariant(o, kind, op.getInputForget(), op.getPeephole(),
+                               {d, 3 * hidden})))
+    return failure();
   if (failed(checkShape(o, op.getY(), "Y", {steps, d, batch, hidden})) ||
       failed(checkShape(o, op.getHN(), "h_n", {d, batch, hidden})))
     return failure();
@@ -173,6 +190,11 @@ LogicalResult LSTMCellOp::verify() {
   if (failed(checkShape(*this, getC(), "c",
                         {pick(dim(getH(), 0), dim(getX(), 0)),
                          pick(dim(getH(), 1), dim(getR(), 1))})))
+    return failure();
+  int64_t hidden = pick(dim(getH(), 1), dim(getR(), 1));
+  if (failed(verifyLSTMVariant(*this, CellKind::LSTM, getInputForget(),
+                               getPeephole(),
+                               {hidden == kAny ? kAny : 3 * hidden})))
     return failure();
   return verifyCell(*this, CellKind::LSTM, getX(), getH(), getW(), getR(),
                     getBw(), getBr(), getResults(), getActivations());

@@ -38,9 +38,10 @@ struct HoistInputGemm
           b, op.getLoc(), op->getResultTypes(), op.getCellAttr(),
           op.getDirectionAttr(), op.getHiddenSizeAttr(),
           op.getLinearBeforeResetAttr(), p, op.getR(), op.getBr(), op.getH0(),
-          op.getC0(), op.getSequenceLens(), op.getActivationsAttr(),
-          op.getActivationAlphaAttr(), op.getActivationBetaAttr(),
-          op.getClipAttr());
+          op.getC0(), op.getSequenceLens(), op.getPeephole(),
+          op.getActivationsAttr(), op.getActivationAlphaAttr(),
+          op.getActivationBetaAttr(), op.getClipAttr(),
+          op.getInputForgetAttr());
       for (NamedAttribute a : op->getDiscardableAttrs())
         rec->setAttr(a.getName(), a.getValue());
       op->replaceAllUsesWith(rec->getResults());

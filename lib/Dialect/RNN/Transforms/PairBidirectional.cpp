@@ -29,6 +29,7 @@ namespace {
 bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
   return rnn::haveSameCell(a, b) && (bool)a.getH0() == (bool)b.getH0() &&
          (bool)a.getC0() == (bool)b.getC0() &&
+         (bool)a.getPeephole() == (bool)b.getPeephole() &&
          a.getY().getType() == b.getY().getType();
 }
 
@@ -80,10 +81,14 @@ struct PairBidirectional
     // by then.
     rnn::SequenceOp early = f->isBeforeInBlock(r) ? f : r;
     rnn::SequenceOp late = early == f ? r : f;
+    // Glue that only reads what is there already (an initial state's
+    // Unsqueeze) moves up; an input that depends on the earlier layer
+    // cannot.
     for (Value v : late->getOperands()) {
       Operation *def = v.getDefiningOp();
       if (def && def->getBlock() == early->getBlock() &&
-          !def->isBeforeInBlock(early) && !isa<od::InitializerOp>(def)) {
+          !def->isBeforeInBlock(early) && !isa<od::InitializerOp>(def) &&
+          !od::hoistBefore(v, early)) {
         late.emitRemark() << "not paired with the layer in the other "
                              "direction: an input is computed between them";
         return failure();
@@ -95,6 +100,10 @@ struct PairBidirectional
     Value Bw = stack(loc, f.getBw(), r.getBw(), "bidir_Bw", consts);
     Value Br = stack(loc, f.getBr(), r.getBr(), "bidir_Br", consts);
     if (!W || !R || !Bw || !Br)
+      return failure();
+    Value P;
+    if (f.getPeephole() &&
+        !(P = stack(loc, f.getPeephole(), r.getPeephole(), "bidir_P", consts)))
       return failure();
     // Initial states are only paired when constants or the two layers'
     // states can be concatenated: Concat on axis 0.
@@ -124,8 +133,9 @@ struct PairBidirectional
         b, loc, types, f.getCellAttr(),
         rnn::DirectionAttr::get(f.getContext(), rnn::Direction::Bidirectional),
         f.getHiddenSizeAttr(), f.getLinearBeforeResetAttr(), f.getX(), W, R, Bw,
-        Br, h0, c0, f.getSequenceLens(), f.getActivationsAttr(),
-        f.getActivationAlphaAttr(), f.getActivationBetaAttr(), f.getClipAttr());
+        Br, h0, c0, f.getSequenceLens(), P, f.getActivationsAttr(),
+        f.getActivationAlphaAttr(), f.getActivationBetaAttr(), f.getClipAttr(),
+        f.getInputForgetAttr());
     // Activations are per direction in the joint layer: repeat them.
     if (auto acts = f.getActivationsAttr()) {
       SmallVector<Attribute> twice(acts.begin(), acts.end());

@@ -27,11 +27,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <map>
+#include <numeric>
 
 namespace lstm_opt::rnn {
 #define GEN_PASS_DEF_RNNRECOGNIZECELLSPASS
@@ -86,13 +88,27 @@ struct Term {
   SmallVector<WeightRef, 2> weights;
 };
 
+/// A value times a per-feature constant, elementwise: `input[:, col0 :
+/// col0+width] * factor` (an LSTM's peephole P * c).
+struct DiagonalTerm {
+  Value input;
+  int64_t col0;
+  BiasRef factor;
+};
+
 struct LinearForm {
   int64_t width = 0;
   SmallVector<Term, 2> terms;
   SmallVector<BiasRef, 2> biases;
+  /// Elementwise products; only the LSTM builder accepts them (peepholes).
+  SmallVector<DiagonalTerm, 1> diagonal;
   SmallVector<Operation *, 8> ops; ///< the nodes the form was read from
 
   void add(LinearForm &&o, float scale) {
+    for (DiagonalTerm &d : o.diagonal) {
+      d.factor.scale *= scale;
+      diagonal.push_back(d);
+    }
     for (Term &t : o.terms) {
       for (WeightRef &w : t.weights)
         w.scale *= scale;
@@ -136,6 +152,21 @@ constexpr int64_t kMaxFoldedBias = int64_t(1) << 22;
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
 class LinearAnalyzer {
 public:
+  /// A gate's pre-activation; elementwise products with a per-feature
+  /// constant (DiagonalTerm) only with `allowDiagonal`.
+  FailureOr<LinearForm> analyzeGate(Value v, int64_t col0, int64_t width,
+                                    std::string &why,
+                                    bool allowDiagonal = false) {
+    auto f = analyze(v, col0, width, why);
+    if (succeeded(f) && !allowDiagonal && !f->diagonal.empty()) {
+      why = "a gate pre-activation multiplies a computed value by a constant "
+            "elementwise (a peephole: LSTMs only)";
+      return failure();
+    }
+    return f;
+  }
+
+private:
   FailureOr<LinearForm> analyze(Value v, int64_t col0, int64_t width,
                                 std::string &why, int depth = 0);
 };
@@ -282,6 +313,29 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     form.ops.push_back(def);
     return form;
   }
+  if (auto mul = dyn_cast<od::MulOp>(def)) {
+    // A computed [batch, N] value times a per-feature constant: a diagonal
+    // term (an LSTM's peephole P * c). Whether it is one is the cell
+    // builder's decision.
+    for (auto [val, k] : {std::pair(mul.getA(), mul.getB()),
+                          std::pair(mul.getB(), mul.getA())}) {
+      if (!od::getConstantAttr(od::skipIdentities(k)) ||
+          od::getConstantAttr(od::skipIdentities(val)) || rankOf(val) != 2)
+        continue;
+      auto c = od::getConstantF32(od::skipIdentities(k));
+      if (!c)
+        return fail("a constant in a gate pre-activation is not f32");
+      int64_t n = c->numElements();
+      int64_t last = c->shape.empty() ? 1 : c->shape.back();
+      if (n != 1 && (n != last || col0 + width > n))
+        return fail("a gate pre-activation multiplies by a constant that is "
+                    "not per feature");
+      form.diagonal.push_back(
+          {val, col0, BiasRef{od::skipIdentities(k), col0, width, n == 1, 1.0f}});
+      form.ops.push_back(def);
+      return form;
+    }
+  }
   if (auto expand = dyn_cast<od::ExpandOp>(def)) {
     // A broadcast that changes nothing (tf2onnx emits these), or one of a
     // constant bias.
@@ -408,9 +462,12 @@ public:
         importQuantized(importQuantized),
         quantizedPrecision(quantizedPrecision.str()) {}
   void run();
-  int64_t numCells = 0, numLayers = 0;
+  int64_t numCells = 0, numLayers = 0, numUnfusedRecurrences = 0;
 
 private:
+  /// After recognition: a remark on every recurrence left in the graph
+  /// (never silent), see the definition.
+  void remarkUnfusedRecurrences();
   MLIRContext &getContext() { return *ctx; }
   void importLayer(Operation *op);
   bool importQuantized;
@@ -419,8 +476,10 @@ private:
   std::string quantizedPrecision;
   void matchForm(const CellForm &form, const CellPattern &pattern,
                  Operation *anchor);
+  /// `coupledI`: the input gate of a coupled form (f = 1 - i), else null.
   void buildLSTM(Operation *cOp, od::MulOp ig, std::optional<Activation> fAct,
-                 Value cPrev, ArrayRef<Operation *> extra, bool quiet = false);
+                 Value cPrev, ArrayRef<Operation *> extra, bool quiet = false,
+                 Value coupledI = Value());
   Value zeros(Location loc, Value like, int64_t hidden);
   void buildGRU(Operation *anchor, Activation z, Activation n, Value h,
                 SmallVector<Operation *> matched, bool quiet);
@@ -679,7 +738,11 @@ void CellRecognizer::matchForm(const CellForm &form,
     if (!ig)
       return;
     SmallVector<Operation *> extra(m->nodes.begin(), m->nodes.end());
-    buildLSTM(anchor, ig, m->activation("f"), m->value("c"), extra, quiet);
+    // A full update without f: the coupled form, f = 1 - i.
+    Value coupledI = !form.foldedState && !m->activation("f") ? m->value("i")
+                                                              : Value();
+    buildLSTM(anchor, ig, m->activation("f"), m->value("c"), extra, quiet,
+              coupledI);
     return;
   }
   case CellFamily::GRU: {
@@ -708,9 +771,42 @@ Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
   return consts->getF32(loc, "zero_state", {batch, hidden}, z);
 }
 
+/// Gives `cell` the ONNX attributes for `acts` unless they are `defaults`
+/// without parameters: `activations`, and `activation_alpha`/`_beta` listing
+/// the parameters of the functions that take them, in order (ONNX Runtime
+/// hands them out that way: [Sigmoid, LeakyRelu(0.1), Tanh] has the alphas
+/// [0.1]).
+static void setActivations(Operation *cell, ArrayRef<Activation> acts,
+                           ArrayRef<StringRef> defaults) {
+  bool isDefault = true;
+  for (auto [a, d] : llvm::zip(acts, defaults))
+    isDefault &= a.name == d && !a.hasParams;
+  if (isDefault)
+    return;
+  Builder b(cell->getContext());
+  SmallVector<StringRef> names;
+  SmallVector<float> alphas, betas;
+  for (const Activation &a : acts) {
+    names.push_back(a.name);
+    std::string n = StringRef(a.name).lower();
+    if (llvm::is_contained({"leakyrelu", "thresholdedrelu", "elu",
+                            "hardsigmoid", "scaledtanh", "affine"},
+                           n))
+      alphas.push_back(a.alpha);
+    if (llvm::is_contained({"hardsigmoid", "scaledtanh", "affine"}, n))
+      betas.push_back(a.beta);
+  }
+  cell->setAttr("activations", b.getStrArrayAttr(names));
+  if (!alphas.empty())
+    cell->setAttr("activation_alpha", b.getDenseF32ArrayAttr(alphas));
+  if (!betas.empty())
+    cell->setAttr("activation_beta", b.getDenseF32ArrayAttr(betas));
+}
+
 void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
                                std::optional<Activation> fActIn, Value cPrev,
-                               ArrayRef<Operation *> extra, bool quiet) {
+                               ArrayRef<Operation *> extra, bool quiet,
+                               Value coupledI) {
   Value cNew = cOp->getResult(0);
   auto remark = [&](const Twine &why) {
     if (!quiet)
@@ -727,7 +823,14 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   Activation fRef = fActIn ? *fActIn : oAct;
   // Which of i*g is the gate: the one with f's activation.
   Activation iAct, gAct;
-  if (*igA == fRef && !(*igB == fRef)) {
+  if (coupledI) {
+    // f = 1 - i: i is the operand of i*g that (1 - i) reads; ONNX's
+    // input_forget takes i's activation for f.
+    bool aIsI = od::skipIdentities(ig.getA()) == od::skipIdentities(coupledI);
+    iAct = aIsI ? *igA : *igB;
+    gAct = aIsI ? *igB : *igA;
+    fRef = iAct;
+  } else if (*igA == fRef && !(*igB == fRef)) {
     iAct = *igA;
     gAct = *igB;
   } else if (*igB == fRef && !(*igA == fRef)) {
@@ -775,11 +878,31 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
     if (!gateActs[k])
       continue;
     std::string why;
-    auto f = analyzer.analyze(gateActs[k]->input, 0, hidden, why);
+    auto f = analyzer.analyzeGate(gateActs[k]->input, 0, hidden, why,
+                                  /*allowDiagonal=*/true);
     if (failed(f))
       return remark(why);
     forms[k] = std::move(*f);
   }
+  // Peepholes: P_i * c and P_f * c (the state before the step) in i and f,
+  // P_o * c' in o; nothing else is multiplied elementwise in an LSTM gate.
+  SmallVector<SmallVector<BiasRef, 2>, 3> peep(3); // i, f, o
+  bool hasPeephole = false;
+  for (int k = 0; k < 4; ++k)
+    for (DiagonalTerm &dt : forms[k].diagonal) {
+      Value want = k == 3 ? cNew : k == 2 ? Value() : cPrev;
+      if (k == 2)
+        return remark("the cell candidate's pre-activation multiplies a value "
+                      "elementwise (ONNX's peepholes are on i, f and o)");
+      if (!want || dt.col0 != 0 ||
+          od::skipIdentities(dt.input) != od::skipIdentities(want))
+        return remark(Twine("a gate pre-activation multiplies a value "
+                            "elementwise that is not the cell state ") +
+                      (k == 3 ? "after the step (o's peephole reads c')"
+                              : "before the step (i's and f's peepholes read c)"));
+      peep[k == 3 ? 2 : k].push_back(dt.factor);
+      hasPeephole = true;
+    }
   // The inputs: the step input x and the hidden state h (absent when the
   // zero initial state was folded).
   SmallVector<Value, 2> inputs;
@@ -868,6 +991,7 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   Value Bw = materializeBias(loc, "lstm_B", bRefs, hidden);
   SmallVector<SmallVector<BiasRef, 2>, 4> none(4);
   Value Br = materializeBias(loc, "lstm_zero_bias", none, hidden);
+  Value P = hasPeephole ? materializeBias(loc, "lstm_P", peep, hidden) : Value();
 
   OpBuilder b(cOp);
   // States left unranked by shape inference get [batch, hidden].
@@ -882,7 +1006,8 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   };
   auto cell = rnn::LSTMCellOp::create(b, loc, stateType(hMul.getResult()),
                                       stateType(cNew), x, h, cPrev, W, R, Bw,
-                                      Br, nullptr, nullptr, nullptr, nullptr);
+                                      Br, P, nullptr, nullptr, nullptr, nullptr,
+                                      coupledI ? b.getUnitAttr() : nullptr);
   LogicalResult valid = success();
   {
     // A failed check here is a reason not to fuse, not an error.
@@ -895,15 +1020,7 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
     cell.erase();
     return remark("the step's values have incompatible shapes");
   }
-  Activation fAct = fRef;
-  if (fAct.name != "Sigmoid" || gAct.name != "Tanh" || hAct->name != "Tanh" ||
-      fAct.hasParams || gAct.hasParams || hAct->hasParams) {
-    cell.setActivationsAttr(b.getStrArrayAttr({fAct.name, gAct.name, hAct->name}));
-    cell.setActivationAlphaAttr(
-        b.getDenseF32ArrayAttr({fAct.alpha, gAct.alpha, hAct->alpha}));
-    cell.setActivationBetaAttr(
-        b.getDenseF32ArrayAttr({fAct.beta, gAct.beta, hAct->beta}));
-  }
+  setActivations(cell, {fRef, gAct, *hAct}, {"Sigmoid", "Tanh", "Tanh"});
   // What the cell replaces, for the report.
   SetVector<Operation *> unique(matched.begin(), matched.end());
   int64_t gemms = llvm::count_if(unique, [](Operation *op) {
@@ -911,7 +1028,7 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   });
   cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
   cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
-  if (!fActIn)
+  if (!fActIn && !coupledI)
     cell->setAttr("rnn.zero_forget", b.getUnitAttr());
   hMul.getResult().replaceAllUsesWith(cell.getHOut());
   cNew.replaceAllUsesWith(cell.getCOut());
@@ -1041,7 +1158,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   formN.width = hidden;
   for (Value leaf : xLeaves) {
     std::string why;
-    auto f = analyzer.analyze(leaf, 0, hidden, why);
+    auto f = analyzer.analyzeGate(leaf, 0, hidden, why);
     if (failed(f))
       return remark(why);
     formN.add(std::move(*f), 1.0f);
@@ -1049,7 +1166,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   Value rh; // lbr = 0: the value r * h feeding a matmul
   if (lbr) {
     std::string why;
-    auto f = analyzer.analyze(resetLinear, 0, hidden, why);
+    auto f = analyzer.analyzeGate(resetLinear, 0, hidden, why);
     if (failed(f))
       return remark(why);
     formNRec = std::move(*f);
@@ -1085,11 +1202,11 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   formR->width = hidden;
   if (!noReset) {
     matched.push_back(r->op);
-    formR = analyzer.analyze(r->input, 0, hidden, why);
+    formR = analyzer.analyzeGate(r->input, 0, hidden, why);
     if (failed(formR))
       return remark(why);
   }
-  auto formZ = analyzer.analyze(z->input, 0, hidden, why);
+  auto formZ = analyzer.analyzeGate(z->input, 0, hidden, why);
   if (failed(formZ))
     return remark(why);
   for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
@@ -1169,11 +1286,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
                                      nullptr, nullptr, nullptr);
   if (!verifyQuietly(cell))
     return remark("the step's values have incompatible shapes");
-  if (z->name != "Sigmoid" || n->name != "Tanh" || z->hasParams || n->hasParams) {
-    cell.setActivationsAttr(b.getStrArrayAttr({z->name, n->name}));
-    cell.setActivationAlphaAttr(b.getDenseF32ArrayAttr({z->alpha, n->alpha}));
-    cell.setActivationBetaAttr(b.getDenseF32ArrayAttr({z->beta, n->beta}));
-  }
+  setActivations(cell, {*z, *n}, {"Sigmoid", "Tanh"});
   if (noReset)
     cell->setAttr("rnn.zero_reset", b.getUnitAttr());
   finishCell(cell, matched, {{hNew, cell.getResult()}});
@@ -1204,7 +1317,7 @@ void CellRecognizer::matchRNNCells() {
     if (!a || rankOf(op->getResult(0)) != 2 || ShapedType::isDynamic(hidden))
       continue;
     std::string why;
-    auto f = analyzer.analyze(a->input, 0, hidden, why);
+    auto f = analyzer.analyzeGate(a->input, 0, hidden, why);
     if (failed(f) || f->terms.empty() || f->terms.size() > 2)
       continue;
     byOutput[op->getResult(0)] = cands.size();
@@ -1280,11 +1393,7 @@ void CellRecognizer::matchRNNCells() {
                                        Br, nullptr, nullptr, nullptr, nullptr);
     if (!verifyQuietly(cell))
       continue;
-    if (c.act.name != "Tanh" || c.act.hasParams) {
-      cell.setActivationsAttr(b.getStrArrayAttr({c.act.name}));
-      cell.setActivationAlphaAttr(b.getDenseF32ArrayAttr({c.act.alpha}));
-      cell.setActivationBetaAttr(b.getDenseF32ArrayAttr({c.act.beta}));
-    }
+    setActivations(cell, {c.act}, {"Tanh"});
     // Later candidates read this output: keep their references valid.
     Value old = c.out;
     finishCell(cell, matched, {{old, cell.getResult()}});
@@ -1311,6 +1420,9 @@ void CellRecognizer::importLayer(Operation *op) {
   std::optional<ArrayRef<float>> alphas, betas;
   FloatAttr clip;
   bool lbr = false;
+  // LSTM variants: input_forget, peephole weights P [D, 3H] (ONNX: i, o, f).
+  bool inputForget = false;
+  Value P;
   auto common = [&](auto o) {
     X = o.getX();
     W = o.getW();
@@ -1356,10 +1468,9 @@ void CellRecognizer::importLayer(Operation *op) {
       acts = a;
     clip = dyn_cast_or_null<FloatAttr>(get("clip"));
     if (auto f = dyn_cast_or_null<IntegerAttr>(get("input_forget")))
-      if (f.getInt())
-        return remark("input_forget has no canonical form");
+      inputForget = f.getInt() != 0;
     if (!none(in(7)))
-      return remark("peephole weights (P) have no canonical form");
+      P = in(7);
     for (StringRef n : {"activation_alpha", "activation_beta"})
       if (get(n) && !isa<DenseF32ArrayAttr>(get(n)))
         return remark(n + Twine(" is not a list of floats"));
@@ -1425,9 +1536,8 @@ void CellRecognizer::importLayer(Operation *op) {
     common(l);
     c0 = l.getInitialC();
     if (!isa<NoneType>(l.getP().getType()))
-      return remark("peephole weights (P) have no canonical form");
-    if (l.getInputForget())
-      return remark("input_forget has no canonical form");
+      P = l.getP();
+    inputForget = l.getInputForget() != 0;
   } else if (auto g = dyn_cast<od::GRUOp>(op)) {
     kind = rnn::CellKind::GRU;
     common(g);
@@ -1485,6 +1595,14 @@ void CellRecognizer::importLayer(Operation *op) {
     if (bias->numElements() != d * 2 * gh)
       return remark("B is not [num_directions, 2 * gates * hidden]");
   }
+  std::optional<od::F32Tensor> peep;
+  if (P) {
+    peep = od::foldConstantF32(P);
+    if (!peep)
+      return remark("P is not an f32 constant");
+    if (peep->numElements() != d * 3 * hidden)
+      return remark("P is not [num_directions, 3 * hidden]");
+  }
   auto none = [](Value v) { return !v || isa<NoneType>(v.getType()); };
   if (!none(lens)) {
     auto t = dyn_cast<RankedTensorType>(lens.getType());
@@ -1511,8 +1629,15 @@ void CellRecognizer::importLayer(Operation *op) {
 
   auto perm = rnn::canonicalToONNXGates(kind);
   std::vector<int> from(perm.begin(), perm.end()); // canonical k <- ONNX perm[k]
-  std::vector<float> wc, rc, bwc, brc;
+  std::vector<float> wc, rc, bwc, brc, pc;
   for (int64_t k = 0; k < d; ++k) {
+    if (peep) {
+      // ONNX's i, o, f -> the canonical i, f, o.
+      auto pk = rnn::permuteGateBlocks(
+          ArrayRef<float>(peep->values).slice(k * 3 * hidden, 3 * hidden), 3,
+          hidden, 1, {0, 2, 1});
+      pc.insert(pc.end(), pk.begin(), pk.end());
+    }
     auto pw = rnn::permuteGateBlocks(
         ArrayRef<float>(w->values).slice(k * gh * in, gh * in), g, hidden, in, from);
     auto pr = rnn::permuteGateBlocks(
@@ -1535,6 +1660,8 @@ void CellRecognizer::importLayer(Operation *op) {
   Value Rc = consts->getF32(loc, "R_canonical", {d, gh, hidden}, rc);
   Value Bwc = consts->getF32(loc, "Bw_canonical", {d, gh}, bwc);
   Value Brc = consts->getF32(loc, "Br_canonical", {d, gh}, brc);
+  Value Pc = peep ? consts->getF32(loc, "P_canonical", {d, 3 * hidden}, pc)
+                  : Value();
 
   OpBuilder b(op);
   Value x = X;
@@ -1561,9 +1688,10 @@ void CellRecognizer::importLayer(Operation *op) {
       rnn::DirectionAttr::get(&getContext(), dir), b.getI64IntegerAttr(hidden),
       lbr ? b.getUnitAttr() : nullptr, x, Wc, Rc, Bwc, Brc,
       none(h0) ? Value() : h0, none(c0) ? Value() : c0,
-      none(lens) ? Value() : lens, acts ? *acts : nullptr,
+      none(lens) ? Value() : lens, Pc, acts ? *acts : nullptr,
       alphas ? b.getDenseF32ArrayAttr(*alphas) : nullptr,
-      betas ? b.getDenseF32ArrayAttr(*betas) : nullptr, clip);
+      betas ? b.getDenseF32ArrayAttr(*betas) : nullptr, clip,
+      inputForget ? b.getUnitAttr() : nullptr);
   // A layer the model quantizes keeps asking for int8 (the CPU kernels'
   // lstm_opt.precision; its weights are requantized per gate row from
   // their exact f32 values).
@@ -1602,6 +1730,99 @@ void CellRecognizer::importLayer(Operation *op) {
   ++numLayers;
 }
 
+/// A recurrence nobody fused must not pass unnoticed: the remarks of the
+/// matchers cover the candidates that came close, not a cell written in a
+/// way no form knows. What every unrolled recurrence has, whatever its cell:
+/// a constant weight applied (MatMul/Gemm) at several steps, each to a
+/// value computed from its application at an earlier step. Weights whose
+/// applications reach each other are one recurrence; each gets one remark,
+/// on its first application in program order, which `--report` lists among
+/// the refusals. The search back from the last application of each weight
+/// visits at most 4096 nodes.
+void CellRecognizer::remarkUnfusedRecurrences() {
+  Block &body = func.front();
+  llvm::MapVector<Value, SmallVector<Operation *>> apps;
+  for (Operation &op : body) {
+    Value w;
+    if (auto mm = dyn_cast<od::MatMulOp>(op))
+      w = mm.getB();
+    else if (auto g = dyn_cast<od::GemmOp>(op))
+      w = g.getB();
+    else
+      continue;
+    w = od::skipIdentities(w);
+    if (od::getConstantAttr(w))
+      apps[w].push_back(&op);
+  }
+  DenseMap<Operation *, unsigned> groupOf; // application -> weight index
+  SmallVector<Value> weights;
+  for (auto &[w, ops] : apps) {
+    if (ops.size() < 2)
+      continue;
+    for (Operation *op : ops)
+      groupOf[op] = weights.size();
+    weights.push_back(w);
+  }
+  if (weights.empty())
+    return;
+  // Union-find over the weights that are recurrent.
+  SmallVector<unsigned> parent(weights.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  auto find = [&](unsigned k) {
+    while (parent[k] != k)
+      k = parent[k] = parent[parent[k]];
+    return k;
+  };
+  SmallVector<bool> recurrent(weights.size(), false);
+  SmallVector<SmallVector<unsigned>> reaches(weights.size());
+  for (auto [k, w] : llvm::enumerate(weights)) {
+    Operation *last = apps[w].back();
+    SmallVector<Value> work = {last->getOperand(0)};
+    DenseSet<Operation *> seen;
+    while (!work.empty() && seen.size() < 4096) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &body || !seen.insert(def).second)
+        continue;
+      auto it = groupOf.find(def);
+      if (it != groupOf.end()) {
+        if (it->second == k)
+          recurrent[k] = true;
+        else
+          reaches[k].push_back(it->second);
+      }
+      work.append(def->operand_begin(), def->operand_end());
+    }
+  }
+  for (auto [k, to] : llvm::enumerate(reaches))
+    if (recurrent[k])
+      for (unsigned j : to)
+        if (recurrent[j])
+          parent[find(k)] = find(j);
+  // One remark per recurrence, on its first application.
+  llvm::MapVector<unsigned, SmallVector<unsigned>> sets;
+  for (unsigned k = 0; k < weights.size(); ++k)
+    if (recurrent[k])
+      sets[find(k)].push_back(k);
+  for (auto &[root, members] : sets) {
+    Operation *first = nullptr;
+    size_t steps = 0;
+    for (unsigned k : members) {
+      Operation *op = apps[weights[k]].front();
+      if (!first || op->isBeforeInBlock(first))
+        first = op;
+      steps = std::max(steps, apps[weights[k]].size());
+    }
+    first->emitRemark()
+        << "not fused: a recurrence is left as it is: " << members.size()
+        << " constant weight" << (members.size() == 1 ? " is" : "s are")
+        << " applied at " << steps
+        << " steps, each to values computed from an earlier application, "
+           "and no cell form matched it (earlier remarks name the near "
+           "misses)";
+    ++numUnfusedRecurrences;
+  }
+}
+
 void CellRecognizer::run() {
   // Initializers the graph uses now; those the fused cells leave unused
   // (weights, Split sizes, Gather indices read only inside the steps, also
@@ -1615,6 +1836,18 @@ void CellRecognizer::run() {
       if (!erasedOps.contains(init) && init->use_empty())
         init->erase();
   });
+  // Dead nodes first (a hand-written graph may compute a gate it then does
+  // not use): a state they read would look shared with something else.
+  {
+    SmallVector<Operation *> all;
+    for (Operation &op : func.front())
+      if (!isa<od::InitializerOp>(op) && !op.hasTrait<OpTrait::IsTerminator>())
+        all.push_back(&op);
+    od::eraseDeadOps(all, [&](Operation *op) {
+      erasedOps.insert(op);
+      consts->forget(op);
+    });
+  }
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {
     auto node = dyn_cast<od::NodeOp>(op);
@@ -1642,6 +1875,7 @@ void CellRecognizer::run() {
   }
   // Simple RNN steps, last: every activation left is a candidate.
   matchRNNCells();
+  remarkUnfusedRecurrences();
   // Function results may have become more static.
   auto ret = cast<func::ReturnOp>(func.front().getTerminator());
   func.setFunctionType(FunctionType::get(
@@ -1666,6 +1900,7 @@ struct RecognizeCells
       recognizer.run();
       numCells += recognizer.numCells;
       numLayers += recognizer.numLayers;
+      numUnfusedRecurrences += recognizer.numUnfusedRecurrences;
     });
   }
 };

@@ -172,6 +172,11 @@ public:
   Value getR() const { return op->getOperand(isLSTM() ? 4 : 3); }
   Value getBw() const { return op->getOperand(isLSTM() ? 5 : 4); }
   Value getBr() const { return op->getOperand(isLSTM() ? 6 : 5); }
+  /// An LSTM's peephole weights [3*H] (i, f, o), or null.
+  Value getPeephole() const {
+    return isLSTM() && op->getNumOperands() > 7 ? op->getOperand(7) : Value();
+  }
+  bool inputForget() const { return op->hasAttr("input_forget"); }
   Value getHOut() const { return op->getResult(0); }
   Value getCOut() const { return isLSTM() ? op->getResult(1) : Value(); }
   Attribute attr(StringRef name) const { return op->getAttr(name); }
@@ -205,7 +210,8 @@ private:
   bool sameWeights(Cell a, Cell b) {
     return a.getW() == b.getW() && a.getR() == b.getR() &&
            a.getBw() == b.getBw() && a.getBr() == b.getBr() &&
-           sameActivations(a, b);
+           a.getPeephole() == b.getPeephole() &&
+           a.inputForget() == b.inputForget() && sameActivations(a, b);
   }
   bool sameActivations(Cell a, Cell b) {
     return a.getActivationsAttr() == b.getActivationsAttr() &&
@@ -257,6 +263,23 @@ static bool equalExceptGate(Value a, Value b, int64_t gates, int64_t skipGate) {
   return true;
 }
 
+/// Equal peephole weights ([3*H], i, f, o; absent reads as zeros), except
+/// those of i and f when `skipIF`.
+static bool equalPeepholes(Value a, Value b, bool skipIF) {
+  if (a == b)
+    return true;
+  std::optional<od::F32Tensor> ta, tb;
+  if ((a && !(ta = od::getConstantF32(a))) || (b && !(tb = od::getConstantF32(b))))
+    return false;
+  int64_t n = ta ? ta->numElements() : tb->numElements();
+  if ((ta && ta->numElements() != n) || (tb && tb->numElements() != n))
+    return false;
+  for (int64_t i = skipIF ? 2 * n / 3 : 0; i < n; ++i)
+    if ((ta ? ta->values[i] : 0.f) != (tb ? tb->values[i] : 0.f))
+      return false;
+  return true;
+}
+
 bool Roller::linkable(Cell a, Cell b) {
   if (sameWeights(a, b))
     return true;
@@ -274,6 +297,12 @@ bool Roller::linkable(Cell a, Cell b) {
   int64_t gates = rnn::getNumGates(a.kind());
   // f is the LSTM's canonical gate 1, r the GRU's gate 0.
   int64_t skip = cZero ? 1 : zeroReset ? 0 : -1;
+  // With c zero, the forget gate (so input_forget) and the peepholes of i
+  // and f (they multiply c) do not matter.
+  if (a.inputForget() != b.inputForget() && !cZero)
+    return false;
+  if (!equalPeepholes(a.getPeephole(), b.getPeephole(), cZero))
+    return false;
   return equalExceptGate(a.getW(), b.getW(), gates, skip) &&
          equalExceptGate(a.getBw(), b.getBw(), gates, skip) &&
          equalExceptGate(a.getBr(), b.getBr(), gates, skip) &&
@@ -385,6 +414,9 @@ void Roller::rollChain(SmallVector<Cell> chain) {
   Value R = withLeadingOne(loc, ref.getR(), kindName + "_R");
   Value Bw = withLeadingOne(loc, ref.getBw(), kindName + "_Bw");
   Value Br = withLeadingOne(loc, ref.getBr(), kindName + "_Br");
+  Value P = ref.getPeephole()
+                ? withLeadingOne(loc, ref.getPeephole(), kindName + "_P")
+                : Value();
   auto yType = RankedTensorType::get({n, 1, batch, hidden}, f);
   auto sType = RankedTensorType::get({1, batch, hidden}, f);
   rnn::CellKind kind = first.kind();
@@ -398,8 +430,9 @@ void Roller::rollChain(SmallVector<Cell> chain) {
                                                   : rnn::Direction::Reverse),
       b.getI64IntegerAttr(hidden),
       ref.linearBeforeReset() ? b.getUnitAttr() : nullptr, X, W, R, Bw, Br,
-      h0, c0, Value(), ref.getActivationsAttr(), ref.getActivationAlphaAttr(),
-      ref.getActivationBetaAttr(), ref.getClipAttr());
+      h0, c0, Value(), P, ref.getActivationsAttr(),
+      ref.getActivationAlphaAttr(), ref.getActivationBetaAttr(),
+      ref.getClipAttr(), ref.inputForget() ? b.getUnitAttr() : nullptr);
 
   // Outputs. Y as [T, B, H] in time order.
   Value yTBH;

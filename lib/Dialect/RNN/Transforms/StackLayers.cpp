@@ -29,7 +29,9 @@ namespace {
 bool compatible(rnn::SequenceOp a, rnn::SequenceOp b) {
   return rnn::haveSameCell(a, b) && a.getDirection() == b.getDirection() &&
          (bool)a.getH0() == (bool)b.getH0() &&
-         (bool)a.getC0() == (bool)b.getC0() && a.getNumDirections() == 1;
+         (bool)a.getC0() == (bool)b.getC0() && a.getNumDirections() == 1 &&
+         // rnn.stack (cuDNN's multi-layer call) has no LSTM variants.
+         !a.getPeephole() && !b.getPeephole() && !a.getInputForget();
 }
 
 /// The layer that reads `s`'s Y as its whole input, if that is all Y feeds.
@@ -72,37 +74,6 @@ Value stackConstants(Location loc, ArrayRef<Value> values, StringRef name,
   return consts.getF32(loc, name, shape, data);
 }
 
-/// Makes `v` available before `point`, moving the pure ops computing it
-/// there if all they read already is. False (nothing moved) otherwise.
-bool canHoist(Value v, Operation *point, int depth = 0) {
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != point->getBlock() ||
-      def->isBeforeInBlock(point))
-    return true;
-  if (depth > 16 || !isPure(def) || def->getNumRegions() || def == point)
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return canHoist(operand, point, depth + 1);
-  });
-}
-
-void hoist(Value v, Operation *point) {
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getBlock() != point->getBlock() ||
-      def->isBeforeInBlock(point))
-    return;
-  for (Value operand : def->getOperands())
-    hoist(operand, point);
-  def->moveBefore(point);
-}
-
-bool hoistBefore(Value v, Operation *point) {
-  if (!canHoist(v, point))
-    return false;
-  hoist(v, point);
-  return true;
-}
-
 struct StackLayers : public rnn::impl::RNNStackLayersPassBase<StackLayers> {
   void runOnOperation() override {
     rnn::forEachGraph(getOperation(),
@@ -136,7 +107,7 @@ struct StackLayers : public rnn::impl::RNNStackLayersPassBase<StackLayers> {
     // input, say) moves up.
     for (rnn::SequenceOp op : ArrayRef<rnn::SequenceOp>(layers).drop_front())
       for (Value v : {op.getH0(), op.getC0()})
-        if (v && !hoistBefore(v, first)) {
+        if (v && !od::hoistBefore(v, first)) {
           op.emitRemark() << "not stacked: its initial state depends on the "
                              "layers below";
           return failure();

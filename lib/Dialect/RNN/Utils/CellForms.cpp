@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace mlir;
@@ -27,6 +28,10 @@ static const CellForm kCellForms[] = {
     // f's activation), so both are `act` here.
     {"lstm", CellFamily::LSTM, "c' = f*c + i*g",
      "Add(Mul(gate:f, state:c), Mul@ig(act:i, act:g))", false},
+    // LSTM with coupled input and forget gates (ONNX's input_forget):
+    // f = 1 - i.
+    {"lstm-coupled", CellFamily::LSTM, "c' = (1 - i)*c + i*g",
+     "Add(Mul(Sub(one, gate:i), state:c), Mul@ig(=i, act:g))", false},
     {"lstm-zero-state", CellFamily::LSTM, "c' = i*g (c = 0 folded)",
      "Mul@ig(gate:i, act:g)", true},
     // GRU, PyTorch's form.
@@ -127,6 +132,30 @@ std::optional<Activation> getActivation(Value v) {
     a.hasParams = true;
   } else if (auto clip = dyn_cast<od::ClipOp>(def)) {
     return getWrittenOutHardSigmoid(clip);
+  } else if (auto node = dyn_cast<od::NodeOp>(def)) {
+    // The other functions ONNX's LSTM/GRU/RNN take, as nodes of the default
+    // domain, with the node's alpha (its default where absent).
+    StringRef domain = node.getDomain();
+    if ((!domain.empty() && domain != "ai.onnx") || node.getInputs().size() != 1 ||
+        node->getNumResults() != 1)
+      return std::nullopt;
+    StringRef type = node.getOpType();
+    std::optional<float> alpha =
+        llvm::StringSwitch<std::optional<float>>(type)
+            .Case("LeakyRelu", 0.01f)
+            .Cases({"Elu", "ThresholdedRelu"}, 1.0f)
+            .Default(std::nullopt);
+    if (type != "Softsign" && type != "Softplus" && !alpha)
+      return std::nullopt;
+    a.name = type.str();
+    a.input = node.getInputs()[0];
+    if (alpha) {
+      a.alpha = *alpha;
+      if (auto attrs = node.getAttrs())
+        if (auto f = attrs->getAs<FloatAttr>("alpha"))
+          a.alpha = f.getValueAsDouble();
+      a.hasParams = true;
+    }
   } else {
     return std::nullopt;
   }

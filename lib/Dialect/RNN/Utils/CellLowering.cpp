@@ -181,7 +181,8 @@ double rnn::simulatedPrecisionError(const LayerShape &s, LowPrecision p,
                                     ArrayRef<float> w, ArrayRef<float> r,
                                     ArrayRef<float> bw, ArrayRef<float> br,
                                     int64_t steps, int64_t batch,
-                                    int64_t *stepsRun) {
+                                    int64_t *stepsRun,
+                                    ArrayRef<float> peephole) {
   const int64_t D = s.D, G = s.G, H = s.H, I = s.I;
   batch = std::max<int64_t>(1, std::min(batch, s.B));
   // At most about 2^28 multiply-adds per precision: fewer steps for a very
@@ -277,11 +278,21 @@ double rnn::simulatedPrecisionError(const LayerShape &s, LowPrecision p,
           float *yt = &y[((t * D + d) * batch + b) * H];
           for (int64_t j = 0; j < H; ++j) {
             if (s.isLSTM()) {
-              float i = evalActivation(f, clip(xr[j] + hr[j]));
-              float fg = evalActivation(f, clip(xr[H + j] + hr[H + j]));
+              // Peephole k (i, f, o) times the cell state, inside the clip.
+              auto peep = [&](int64_t k, float cv) {
+                return (int64_t)peephole.size() >= D * 3 * H
+                           ? peephole[(d * 3 + k) * H + j] * cv
+                           : 0.f;
+              };
+              float i = evalActivation(f, clip(xr[j] + hr[j] + peep(0, c[j])));
+              float fg = s.inputForget
+                             ? 1.f - i
+                             : evalActivation(f, clip(xr[H + j] + hr[H + j] +
+                                                      peep(1, c[j])));
               float gg = evalActivation(g, clip(xr[2 * H + j] + hr[2 * H + j]));
-              float o = evalActivation(f, clip(xr[3 * H + j] + hr[3 * H + j]));
               c[j] = fg * c[j] + i * gg;
+              float o = evalActivation(
+                  f, clip(xr[3 * H + j] + hr[3 * H + j] + peep(2, c[j])));
               yt[j] = o * evalActivation(hAct, c[j]);
             } else if (!s.isGRU()) {
               yt[j] = evalActivation(f, clip(xr[j] + hr[j]));
@@ -341,7 +352,7 @@ LogicalResult rnn::forEachLayer(
     if (auto seq = dyn_cast<SequenceOp>(op)) {
       LayerOperands in{seq.getX(),  seq.getW(),  seq.getBw(), seq.getR(),
                        seq.getBr(), seq.getH0(), seq.getC0(),
-                       seq.getSequenceLens()};
+                       seq.getSequenceLens(), seq.getPeephole()};
       if (failed(lower(op, in)))
         return failure();
       continue;
@@ -353,7 +364,7 @@ LogicalResult rnn::forEachLayer(
                                         "must come from rnn.input_projection";
     LayerOperands in{proj.getX(), proj.getW(), proj.getBw(), rec.getR(),
                      rec.getBr(), rec.getH0(), rec.getC0(),
-                     rec.getSequenceLens()};
+                     rec.getSequenceLens(), rec.getPeephole()};
     if (failed(lower(op, in)))
       return failure();
   }

@@ -139,6 +139,11 @@ mlir::Value createSliceAxis(mlir::OpBuilder &b, mlir::Location loc,
 void eraseDeadOps(llvm::ArrayRef<mlir::Operation *> ops,
                   llvm::function_ref<void(mlir::Operation *)> onErase = {});
 
+/// Makes `v` available before `point` (in the same block): moves the pure
+/// ops that compute it there, if everything they read already is (at most
+/// 16 ops deep). False, with nothing moved, otherwise.
+bool hoistBefore(mlir::Value v, mlir::Operation *point);
+
 /// Marks `op` as lstm-opt's output name for result `i` (keeps exported names
 /// readable).
 void setOutputName(mlir::Operation *op, unsigned i, llvm::StringRef name);

@@ -18,6 +18,13 @@ defvar RNN_ActivationAttrs = (ins
     OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
     OptionalAttr<F32Attr>:$clip);
 
+// The LSTM variants of ONNX's LSTM, carried by the LSTM cell and layer ops
+// (an error on any other cell): `input_forget` couples the forget gate to
+// the input gate, f = 1 - i (the forget gate's weights are then unused);
+// `peephole` adds `P * c` to the pre-activations of i and f (the cell
+// state before the step) and of o (the state after it).
+defvar RNN_LSTMVariantAttrs = (ins UnitAttr:$input_forget);
+
 //===----------------------------------------------------------------------===//
 // One time step
 //===----------------------------------------------------------------------===//
@@ -29,6 +36,11 @@ def RNN_LSTMCellOp : RNN_Op<"lstm_cell"> {
     `c' = f(f) * c + f(i) * g(g)`, `h' = f(o) * h(c')` where the activations
     `f, g, h` default to Sigmoid, Tanh, Tanh.
 
+    With `peephole(%P)` (`P [3*H]`, gates `i, f, o`), `P_i * c` and
+    `P_f * c` are added to the pre-activations of `i` and `f`, and
+    `P_o * c'` to `o`'s. With `input_forget`, `f(f)` is replaced by
+    `1 - f(i)`.
+
     ```mlir
     %h1, %c1 = rnn.lstm_cell %x, %h0, %c0, %W, %R, %Bw, %Br : (tensor<1x8xf32>, tensor<1x16xf32>, tensor<1x16xf32>, tensor<64x8xf32>, tensor<64x16xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
 
@@ -39,10 +51,13 @@ def RNN_LSTMCellOp : RNN_Op<"lstm_cell"> {
   let arguments = !con((ins AnyRankedTensor:$x, AnyRankedTensor:$h,
                             AnyRankedTensor:$c, AnyRankedTensor:$W,
                             AnyRankedTensor:$R, AnyRankedTensor:$Bw,
-                            AnyRankedTensor:$Br), RNN_ActivationAttrs);
+                            AnyRankedTensor:$Br,
+                            Optional<AnyRankedTensor>:$peephole),
+                       RNN_ActivationAttrs, RNN_LSTMVariantAttrs);
   let results = (outs AnyRankedTensor:$h_out, AnyRankedTensor:$c_out);
   let assemblyFormat = [{
-    $x `,` $h `,` $c `,` $W `,` $R `,` $Bw `,` $Br attr-dict `:`
+    $x `,` $h `,` $c `,` $W `,` $R `,` $Bw `,` $Br
+    (`peephole` `(` $peephole^ `)`)? attr-dict `:`
     functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -98,7 +113,9 @@ def RNN_SequenceOp : RNN_Op<"sequence", [AttrSizedOperandSegments]> {
     canonical gate order. With `sequence_lens [B]` (i32), batch entry `b` runs
     `sequence_lens[b]` steps; `Y` is zero past them and the final states are
     those of the last step run. Results: `Y [T, D, B, H]`, `h_n [D, B, H]`
-    and, for LSTM, `c_n [D, B, H]`.
+    and, for LSTM, `c_n [D, B, H]`. An LSTM layer may carry peephole
+    weights `peephole [D, 3*H]` (gates `i, f, o`) and `input_forget`, as on
+    `rnn.lstm_cell`.
 
     ```mlir
     %y, %hn, %cn = rnn.sequence lstm forward %X, %W, %R, %Bw, %Br init(%h0, %c0) {hidden_size = 16 : i64} : (tensor<5x1x8xf32>, tensor<1x64x8xf32>, tensor<1x64x16xf32>, tensor<1x64xf32>, tensor<1x64xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>) -> (tensor<5x1x1x16xf32>, tensor<1x1x16xf32>, tensor<1x1x16xf32>)
@@ -111,13 +128,15 @@ def RNN_SequenceOp : RNN_Op<"sequence", [AttrSizedOperandSegments]> {
                             AnyRankedTensor:$Br,
                             Optional<AnyRankedTensor>:$h0,
                             Optional<AnyRankedTensor>:$c0,
-                            Optional<AnyRankedTensor>:$sequence_lens),
-                       RNN_ActivationAttrs);
+                            Optional<AnyRankedTensor>:$sequence_lens,
+                            Optional<AnyRankedTensor>:$peephole),
+                       RNN_ActivationAttrs, RNN_LSTMVariantAttrs);
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$h_n,
                       Optional<AnyRankedTensor>:$c_n);
   let assemblyFormat = [{
     custom<CellAndDirection>($cell, $direction) $X `,` $W `,` $R `,` $Bw `,` $Br
     (`init` `(` $h0^ (`,` $c0^)? `)`)? (`lens` `(` $sequence_lens^ `)`)?
+    (`peephole` `(` $peephole^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
@@ -193,7 +212,8 @@ def RNN_RecurrenceOp : RNN_Op<"recurrence", [AttrSizedOperandSegments]> {
   let description = [{
     `rnn.sequence` with the input GEMM hoisted: per step only
     `h R^T + Br` is computed and added to `P[d, t]` (from
-    `rnn.input_projection`) before the cell's pointwise math.
+    `rnn.input_projection`) before the cell's pointwise math. An LSTM's
+    `peephole` and `input_forget` are as on `rnn.sequence`.
   }];
   let arguments = !con((ins RNN_CellKindAttr:$cell, RNN_DirectionAttr:$direction,
                             I64Attr:$hidden_size, UnitAttr:$linear_before_reset,
@@ -201,13 +221,15 @@ def RNN_RecurrenceOp : RNN_Op<"recurrence", [AttrSizedOperandSegments]> {
                             AnyRankedTensor:$Br,
                             Optional<AnyRankedTensor>:$h0,
                             Optional<AnyRankedTensor>:$c0,
-                            Optional<AnyRankedTensor>:$sequence_lens),
-                       RNN_ActivationAttrs);
+                            Optional<AnyRankedTensor>:$sequence_lens,
+                            Optional<AnyRankedTensor>:$peephole),
+                       RNN_ActivationAttrs, RNN_LSTMVariantAttrs);
   let results = (outs AnyRankedTensor:$Y, AnyRankedTensor:$h_n,
                       Optional<AnyRankedTensor>:$c_n);
   let assemblyFormat = [{
     custom<CellAndDirection>($cell, $direction) $P `,` $R `,` $Br
     (`init` `(` $h0^ (`,` $c0^)? `)`)? (`lens` `(` $sequence_lens^ `)`)?
+    (`peephole` `(` $peephole^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;

@@ -65,8 +65,10 @@ def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
     are expanded as linear forms over MatMul/Gemm/Add/Sub/Split/Slice/Concat
     and constants. Standard `onnx.LSTM`/`onnx.GRU`/`onnx.RNN` layers become
     `rnn.sequence`. Anything that does not match exactly is left alone with a
-    remark naming the node and the reason. See
-    docs/passes/rnn-recognize-cells.md.
+    remark naming the node and the reason; a recurrence left unfused (a
+    constant weight applied at several steps, each to values computed from
+    an earlier application) gets a remark on its first node even where no
+    candidate came close. See docs/passes/rnn-recognize-cells.md.
   }];
   let dependentDialects = ["lstm_opt::rnn::RNNDialect",
                            "lstm_opt::onnx::ONNXDialect"];
@@ -86,6 +88,8 @@ def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numCells", "cells", "Number of cells recognised">,
     Statistic<"numLayers", "layers", "Number of ONNX layers imported">,
+    Statistic<"numUnfusedRecurrences", "unfused-recurrences",
+              "Number of recurrences left unfused">,
   ];
 }
 

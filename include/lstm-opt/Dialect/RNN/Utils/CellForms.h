@@ -84,7 +84,8 @@ struct CellForm {
   bool foldedState;
   /// The names the family's builder reads. LSTM: activations f (absent in a
   /// folded form), i and g as the two operands of the node labelled `ig`,
-  /// and the state c. GRU: activations z and n, the state h (absent when
+  /// and the state c; a full form without f is coupled (f = 1 - i, ONNX's
+  /// input_forget) and binds i. GRU: activations z and n, the state h (absent when
   /// folded).
 };
 

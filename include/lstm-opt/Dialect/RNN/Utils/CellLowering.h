@@ -18,6 +18,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace lstm_opt::rnn {
 
@@ -50,6 +51,8 @@ struct LayerShape {
   llvm::SmallVector<llvm::SmallVector<Activation>> acts;    // per direction
   std::optional<float> clip;
   bool hasH0 = false, hasC0 = false;
+  /// LSTM variants: f = 1 - i; peephole weights (an operand of the layer).
+  bool inputForget = false, hasPeephole = false;
   bool isLSTM() const { return kind == CellKind::LSTM; }
   bool isGRU() const { return kind == CellKind::GRU; }
   /// GRU without linear_before_reset needs r of every unit before the n
@@ -88,6 +91,8 @@ mlir::LogicalResult describeLayer(OpTy op, llvm::StringRef pass,
     s.clip = c.getValueAsDouble();
   s.hasH0 = hasH0;
   s.hasC0 = hasC0 && s.isLSTM();
+  s.inputForget = op.getInputForget();
+  s.hasPeephole = op.getPeephole() != nullptr;
   return mlir::success();
 }
 
@@ -132,13 +137,15 @@ int8_t quantizeInt8(float v, float maxAbs);
 /// over the outputs. `w`, `r`, `bw`, `br` are the layer's constants in the
 /// dialect's layout ([D][G*H][I], [D][G*H][H], [D][G*H]). A very large
 /// layer runs fewer steps (at most about 2^28 multiply-adds per
-/// precision); `stepsRun` receives how many.
+/// precision); `stepsRun` receives how many. An LSTM's `peephole` weights
+/// ([D][3*H], i, f, o; empty: none) and input_forget (`s`) are applied.
 double simulatedPrecisionError(const LayerShape &s, LowPrecision p,
                                llvm::ArrayRef<float> w,
                                llvm::ArrayRef<float> r,
                                llvm::ArrayRef<float> bw,
                                llvm::ArrayRef<float> br, int64_t steps,
-                               int64_t batch, int64_t *stepsRun = nullptr);
+                               int64_t batch, int64_t *stepsRun = nullptr,
+                               llvm::ArrayRef<float> peephole = {});
 inline double simulatedBF16Error(const LayerShape &s, llvm::ArrayRef<float> w,
                                  llvm::ArrayRef<float> r,
                                  llvm::ArrayRef<float> bw,
@@ -212,6 +219,8 @@ struct BackendCapabilities {
   /// Activations other than each cell's defaults (for a simple RNN: tanh or
   /// relu, the same in every direction).
   bool anyActivations = true;
+  /// An LSTM's peephole weights and coupled input-forget gate.
+  bool lstmVariants = true;
 };
 
 /// Why a backend of `caps` cannot run the layer (an rnn.sequence or
@@ -228,6 +237,13 @@ std::string whyUnsupported(OpTy op, const BackendCapabilities &caps) {
       !op.getLinearBeforeReset())
     return name + "'s GRU applies the reset after the recurrent GEMM "
                   "(linear_before_reset = 1) only";
+  if constexpr (!std::is_same_v<OpTy, StackOp>) { // (a stack has neither)
+    if (!caps.lstmVariants && op.getPeephole())
+      return name + " cannot run a peephole LSTM";
+    if (!caps.lstmVariants && op.getInputForget())
+      return name + " cannot run an LSTM with coupled input and forget "
+                    "gates (input_forget)";
+  }
   if (!caps.clip && op.getClipAttr())
     return "ONNX's clip (of the gate pre-activations) has no " + name +
            " equivalent";
@@ -261,6 +277,8 @@ void remarkLayerLeftForCPU(mlir::Operation *layer, llvm::StringRef pass,
 /// the rnn.input_projection that feeds it (the hoisted form).
 struct LayerOperands {
   mlir::Value x, w, bw, r, br, h0, c0, lens;
+  /// An LSTM's peephole weights [D, 3*H] (i, f, o), or null.
+  mlir::Value peephole;
 };
 
 /// Calls `lower` on every layer of `module` (each rnn.sequence, and each

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""A differential test of the recogniser: random unrolled LSTM and GRU cells.
+
+Each model (seeded, deterministic) is one unrolled layer of T steps written
+in a random way:
+  * weights: one fused MatMul per operand with a Split in a random gate
+    order, a MatMul per gate (created in a random order), or Concat([x, h])
+    times one kernel;
+  * gate activations: Sigmoid, HardSigmoid (random alpha, beta), or a
+    HardSigmoid written out as Clip(alpha * x + beta, 0, 1); LSTM g and h:
+    Tanh, Relu or Softsign;
+  * LSTM: peepholes on a random subset of i, f, o; a coupled forget gate
+    f = 1 - i; GRU: the reset before or after the recurrent product, and the
+    update written as n + z*(h - n), (1 - z)*n + z*h, (n - z*n) + z*h or the
+    negated z*n + (1 - z)*h;
+  * sometimes something no ONNX op computes: a clip or a LayerNorm of the
+    carried state, the state times a mask input, the previous output fed into
+    the next step's input, an elementwise product on the cell candidate.
+
+Every model goes through `lstm-opt` (default pipeline, ONNX target). ONNX
+Runtime must give the original's outputs on lstm-opt's model (|a - b| <=
+1e-5 * max(|a|, 0.1)): a wrong number is a failure, whatever was fused. A
+model of two or more steps left (partly) unfused must come with a `not
+fused` remark (never silent). Prints the failures, then
+'random_cells: N models, F fused (P%), W wrong, S silent'.
+
+Usage: random_cells.py --lstm-opt PATH --workdir DIR [--count N] [--seed S]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as TP
+from onnx import helper as oh
+from onnx import numpy_helper as nh
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ortutil import run_ort  # noqa: E402
+
+
+class Graph:
+    def __init__(self, rng):
+        self.rng, self.nodes, self.inits, self.n = rng, [], [], 0
+
+    def name(self, base):
+        self.n += 1
+        return f"{base}_{self.n}"
+
+    def const(self, value, base="c"):
+        nm = self.name(base)
+        self.inits.append(nh.from_array(np.asarray(value, np.float32), nm))
+        return nm
+
+    def i64(self, value, base="i"):
+        nm = self.name(base)
+        self.inits.append(nh.from_array(np.asarray(value, np.int64), nm))
+        return nm
+
+    def rand(self, shape, scale=0.5, base="w"):
+        return self.const(self.rng.standard_normal(shape) * scale, base)
+
+    def op(self, kind, ins, nout=1, **attrs):
+        outs = [self.name(kind.lower()) for _ in range(nout)]
+        self.nodes.append(oh.make_node(kind, ins, outs, **attrs))
+        return outs[0] if nout == 1 else outs
+
+
+def gate_act(g, pre, spec):
+    kind, alpha, beta = spec
+    if kind == "sigmoid":
+        return g.op("Sigmoid", [pre])
+    if kind == "hardsigmoid":
+        return g.op("HardSigmoid", [pre], alpha=alpha, beta=beta)
+    m = g.op("Mul", [pre, g.const(alpha)])
+    a = g.op("Add", [g.const(beta), m])
+    return g.op("Clip", [a, g.const(0.0), g.const(1.0)])
+
+
+def other_act(g, x, kind):
+    if kind == "leakyrelu":
+        return g.op("LeakyRelu", [x], alpha=0.15)
+    if kind == "elu":
+        return g.op("Elu", [x], alpha=0.8)
+    return g.op({"tanh": "Tanh", "relu": "Relu", "softsign": "Softsign"}[kind], [x])
+
+
+def build(seed, path):
+    rng = np.random.default_rng(seed)
+    g = Graph(rng)
+    kind = "lstm" if rng.random() < 0.65 else "gru"
+    gates = "ifgo" if kind == "lstm" else "rzn"
+    T, B, I, H = (int(rng.integers(1, 5)), int(rng.integers(1, 4)),
+                  int(rng.integers(1, 6)), int(rng.integers(1, 7)))
+    layout = rng.choice(["fused", "pergate", "concat"])
+    order = list(rng.permutation(len(gates)))  # column block k holds gates[order[k]]
+    ga = rng.choice(["sigmoid", "hardsigmoid", "written"])
+    gspec = (ga, float(np.round(rng.uniform(0.1, 0.4), 3)),
+             float(np.round(rng.uniform(0.3, 0.7), 3)))
+    act_g = rng.choice(["tanh", "tanh", "relu", "softsign", "leakyrelu", "elu"])
+    act_h = rng.choice(["tanh", "tanh", "softsign"])
+    peep = [x for x in "ifo" if rng.random() < 0.3] if kind == "lstm" else []
+    coupled = kind == "lstm" and rng.random() < 0.2
+    lbr = rng.random() < 0.5
+    update = rng.choice(["interpolate", "textbook", "expanded", "negated"])
+    bad = rng.choice(["none"] * 6 + ["clip", "layernorm", "mask", "feedback", "gpeep"])
+    if kind == "gru" and bad == "gpeep":
+        bad = "none"
+    desc = dict(kind=kind, T=T, B=B, I=I, H=H, layout=str(layout), gate=ga, g=str(act_g),
+                h=str(act_h), peep="".join(peep), coupled=coupled, lbr=lbr,
+                update=str(update), bad=str(bad))
+
+    G = len(gates)
+    Wx = rng.standard_normal((I, G * H)).astype(np.float32) * 0.6
+    Rh = rng.standard_normal((H, G * H)).astype(np.float32) * 0.6
+    bias = rng.standard_normal((G * H,)).astype(np.float32) * 0.3
+    # Column block of gate q in the exported matrices.
+    col = {gates[order[k]]: k for k in range(G)}
+
+    def block(m, q):
+        k = col[q]
+        return m[..., k * H:(k + 1) * H]
+
+    wx_n, rh_n, b_n = g.const(Wx, "W"), g.const(Rh, "R"), g.const(bias, "B")
+    pg = {q: g.rand((H,), 1.0, "P") for q in "ifgo"}
+    wg = {q: g.const(block(Wx, q), "Wg") for q in gates}
+    rg = {q: g.const(block(Rh, q), "Rg") for q in gates}
+    bg = {q: g.const(block(bias, q), "Bg") for q in gates}
+    kern = g.const(np.concatenate([Wx, Rh], 0), "K")
+    inputs = [oh.make_tensor_value_info("X", TP.FLOAT, [T, B, I]),
+              oh.make_tensor_value_info("h0", TP.FLOAT, [B, H])]
+    if kind == "lstm":
+        inputs.append(oh.make_tensor_value_info("c0", TP.FLOAT, [B, H]))
+    if bad == "mask":
+        inputs.append(oh.make_tensor_value_info("mask", TP.FLOAT, [B, H]))
+    split = g.i64([H] * G, "split")
+    V = g.rand((H, I), 0.3, "V") if bad == "feedback" else None
+    ln_s, ln_b = (g.rand((H,), 0.5, "ln"), g.rand((H,), 0.5, "ln")) if bad == "layernorm" else (None, None)
+
+    def gate_pre(x, h, hr_only=None):
+        """Pre-activations {gate: value}; for a GRU with the reset inside
+        the product, `hr_only` returns h's products apart."""
+        pre, hpart = {}, {}
+        if layout == "fused":
+            xw = g.op("MatMul", [x, wx_n])
+            hw = g.op("MatMul", [h, rh_n])
+            if hr_only:
+                xs = g.op("Split", [g.op("Add", [xw, b_n]), split], nout=G, axis=1)
+                hs = g.op("Split", [hw, split], nout=G, axis=1)
+                for k in range(G):
+                    pre[gates[order[k]]] = xs[k]
+                    hpart[gates[order[k]]] = hs[k]
+                return pre, hpart
+            s = g.op("Add", [g.op("Add", [xw, hw]), b_n])
+            parts = g.op("Split", [s, split], nout=G, axis=1)
+            for k in range(G):
+                pre[gates[order[k]]] = parts[k]
+            return pre, hpart
+        if layout == "concat" and not hr_only:
+            xh = g.op("Concat", [x, h], axis=1)
+            s = g.op("Add", [g.op("MatMul", [xh, kern]), b_n])
+            parts = g.op("Split", [s, split], nout=G, axis=1)
+            for k in range(G):
+                pre[gates[order[k]]] = parts[k]
+            return pre, hpart
+        for q in [gates[k] for k in rng.permutation(G)]:
+            xw = g.op("MatMul", [x, wg[q]])
+            hw = g.op("MatMul", [h, rg[q]])
+            if hr_only:
+                pre[q] = g.op("Add", [xw, bg[q]])
+                hpart[q] = hw
+            else:
+                pre[q] = g.op("Add", [g.op("Add", [xw, hw]), bg[q]])
+        return pre, hpart
+
+    h, c = "h0", "c0"
+    ys = []
+    for t in range(T):
+        x = g.op("Gather", ["X", g.i64(t)], axis=0)
+        if bad == "feedback" and t > 0:
+            x = g.op("Add", [x, g.op("MatMul", [h, V])])
+        if kind == "lstm":
+            pre, _ = gate_pre(x, h)
+            for q in peep:
+                if q != "o":
+                    pre[q] = g.op("Add", [pre[q], g.op("Mul", [c, pg[q]])])
+            if bad == "gpeep":
+                pre["g"] = g.op("Add", [pre["g"], g.op("Mul", [pg["g"], c])])
+            i = gate_act(g, pre["i"], gspec)
+            f = g.op("Sub", [g.const(1.0), i]) if coupled else gate_act(g, pre["f"], gspec)
+            gg = other_act(g, pre["g"], act_g)
+            cn = g.op("Add", [g.op("Mul", [f, c]), g.op("Mul", [i, gg])])
+            if bad == "clip":
+                cn = g.op("Clip", [cn, g.const(-0.7), g.const(0.7)])
+            elif bad == "layernorm":
+                cn = g.op("LayerNormalization", [cn, ln_s, ln_b], axis=-1)
+            elif bad == "mask":
+                cn = g.op("Mul", [cn, "mask"])
+            po = pre["o"]
+            if "o" in peep:
+                po = g.op("Add", [g.op("Mul", [pg["o"], cn]), po])
+            o = gate_act(g, po, gspec)
+            hn = g.op("Mul", [o, other_act(g, cn, act_h)])
+            c = cn
+        else:
+            if lbr:
+                pre, hp = gate_pre(x, h, hr_only=True)
+                r = gate_act(g, g.op("Add", [pre["r"], hp["r"]]), gspec)
+                z = gate_act(g, g.op("Add", [pre["z"], hp["z"]]), gspec)
+                n = other_act(g, g.op("Add", [pre["n"], g.op("Mul", [r, hp["n"]])]), act_g)
+            else:
+                # Reset before the product: r * h times the n gate's weights.
+                xs = {q: g.op("Add", [g.op("MatMul", [x, wg[q]]), bg[q]]) for q in gates}
+                r = gate_act(g, g.op("Add", [xs["r"], g.op("MatMul", [h, rg["r"]])]), gspec)
+                z = gate_act(g, g.op("Add", [xs["z"], g.op("MatMul", [h, rg["z"]])]), gspec)
+                rh = g.op("Mul", [r, h])
+                n = other_act(g, g.op("Add", [xs["n"], g.op("MatMul", [rh, rg["n"]])]), act_g)
+            one = g.const(1.0)
+            if update == "interpolate":
+                hn = g.op("Add", [n, g.op("Mul", [z, g.op("Sub", [h, n])])])
+            elif update == "textbook":
+                hn = g.op("Add", [g.op("Mul", [g.op("Sub", [one, z]), n]), g.op("Mul", [z, h])])
+            elif update == "expanded":
+                hn = g.op("Add", [g.op("Sub", [n, g.op("Mul", [z, n])]), g.op("Mul", [z, h])])
+            else:
+                hn = g.op("Add", [g.op("Mul", [z, n]), g.op("Mul", [g.op("Sub", [one, z]), h])])
+            if bad == "clip":
+                hn = g.op("Clip", [hn, g.const(-0.7), g.const(0.7)])
+            elif bad == "layernorm":
+                hn = g.op("LayerNormalization", [hn, ln_s, ln_b], axis=-1)
+            elif bad == "mask":
+                hn = g.op("Mul", [hn, "mask"])
+        h = hn
+        ys.append(g.op("Unsqueeze", [h, "ax0"]))
+    g.inits.append(nh.from_array(np.array([0], np.int64), "ax0"))
+    g.nodes.append(oh.make_node("Concat", ys, ["Y"], axis=0))
+    outs = [oh.make_tensor_value_info("Y", TP.FLOAT, [T, B, H])]
+    graph = oh.make_graph(g.nodes, "cell", inputs, outs, g.inits)
+    m = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.checker.check_model(m, full_check=True)
+    onnx.save(m, path)
+    frng = np.random.default_rng(seed + 1)
+    feeds = {vi.name: frng.uniform(-1, 1, [d.dim_value for d in vi.type.tensor_type.shape.dim])
+             .astype(np.float32) for vi in inputs}
+    return feeds, desc
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lstm-opt", required=True)
+    ap.add_argument("--workdir", required=True)
+    ap.add_argument("--count", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--keep", action="store_true", help="keep every model")
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    fused = wrong = silent = errors = 0
+    by_kind = {}
+    for k in range(a.count):
+        seed = a.seed + k
+        src = os.path.join(a.workdir, f"cell{seed}.onnx")
+        dst = os.path.join(a.workdir, f"cell{seed}.out.onnx")
+        feeds, desc = build(seed, src)
+        p = subprocess.run([a.lstm_opt, src, "-o", dst], capture_output=True, text=True)
+        if p.returncode:
+            print(f"FAIL seed {seed} {desc}: lstm-opt exit {p.returncode}: {p.stderr.strip()[-300:]}")
+            errors += 1
+            continue
+        out = onnx.load(dst)
+        layers = [n.op_type for n in out.graph.node if n.op_type in ("LSTM", "GRU", "RNN")]
+        leftover = [n.op_type for n in out.graph.node if n.op_type in ("MatMul", "Gemm")]
+        ref, got = run_ort(src, feeds), run_ort(dst, feeds)
+        err = max(float(np.max(np.abs(got[o] - ref[o]) / np.maximum(np.abs(ref[o]), 0.1)))
+                  for o in ref)
+        key = desc["kind"] + ("" if desc["bad"] == "none" else "+" + desc["bad"])
+        tot, fu = by_kind.get(key, (0, 0))
+        whole = bool(layers) and not leftover
+        by_kind[key] = (tot + 1, fu + whole)
+        fused += whole
+        if err > 1e-5:
+            wrong += 1
+            print(f"FAIL seed {seed} {desc}: ONNX Runtime on lstm-opt's output differs "
+                  f"(max rel {err:.2e}; layers {layers})")
+        elif (leftover and desc["T"] > 1 and "not fused" not in p.stderr
+              and "not rolled" not in p.stderr):
+            silent += 1
+            print(f"FAIL seed {seed} {desc}: left {len(leftover)} GEMMs unfused with no remark")
+        elif not a.keep:
+            os.remove(src)
+            os.remove(dst)
+    n = a.count
+    for key in sorted(by_kind):
+        tot, fu = by_kind[key]
+        print(f"  {key}: {fu}/{tot} fused")
+    print(f"random_cells: {n} models, {fused} fused ({100.0 * fused / max(n, 1):.0f}%), "
+          f"{wrong} wrong, {silent} silent, {errors} errors")
+    return 1 if wrong or silent or errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
