@@ -37,7 +37,7 @@ T, B, I, H = 5, 3, 4, 6
 
 
 def chain(nodes, inits, rng, tag, xs, h, c, peephole=(), coupled=False,
-          diag_on=None, post_c=None):
+          diag_on=None, post_c=None, width=I):
     """One LSTM layer over the step inputs `xs`, gate by gate. `peephole`
     lists the gates (of "ifo") with a P * c term; `diag_on` = (gate, value
     name) adds another elementwise product; `post_c` ("clip", "layernorm")
@@ -47,7 +47,7 @@ def chain(nodes, inits, rng, tag, xs, h, c, peephole=(), coupled=False,
         inits.append(nh.from_array((rng.standard_normal(shape) * scale).astype(np.float32),
                                    f"{tag}_{name}"))
         return f"{tag}_{name}"
-    W = {g: const("W" + g, (I, H)) for g in "ifgo"}
+    W = {g: const("W" + g, (width, H)) for g in "ifgo"}
     R = {g: const("R" + g, (H, H)) for g in "ifgo"}
     Bs = {g: const("B" + g, (H,)) for g in "ifgo"}
     P = {g: const("P" + g, (H,), 1.0) for g in "ifgo"}
@@ -106,7 +106,40 @@ def chain(nodes, inits, rng, tag, xs, h, c, peephole=(), coupled=False,
     return ys
 
 
-def model(path, seed, bidirectional=False, **cell):
+def gru_chain(nodes, inits, rng, tag, xs, h, width, hidden):
+    """A PyTorch-style GRU layer (x of `width` features) over the steps
+    `xs`: returns the step outputs."""
+    def const(name, shape):
+        inits.append(nh.from_array((rng.standard_normal(shape) * 0.5).astype(np.float32),
+                                   f"{tag}_{name}"))
+        return f"{tag}_{name}"
+    W, R = const("W", (width, 3 * hidden)), const("R", (hidden, 3 * hidden))
+    Bx, Bh = const("Bx", (3 * hidden,)), const("Bh", (3 * hidden,))
+    split = f"{tag}_split"
+    inits.append(nh.from_array(np.array([hidden] * 3, np.int64), split))
+    ys = []
+    for t, x in enumerate(xs):
+        n = f"{tag}{t}"
+        nodes.append(oh.make_node("Gemm", [x, W, Bx], [f"{n}gx"]))
+        nodes.append(oh.make_node("Gemm", [h, R, Bh], [f"{n}gh"]))
+        nodes.append(oh.make_node("Split", [f"{n}gx", split], [f"{n}xr", f"{n}xz", f"{n}xn"], axis=1))
+        nodes.append(oh.make_node("Split", [f"{n}gh", split], [f"{n}hr", f"{n}hz", f"{n}hn"], axis=1))
+        nodes.append(oh.make_node("Add", [f"{n}xr", f"{n}hr"], [f"{n}ar"]))
+        nodes.append(oh.make_node("Sigmoid", [f"{n}ar"], [f"{n}r"]))
+        nodes.append(oh.make_node("Add", [f"{n}xz", f"{n}hz"], [f"{n}az"]))
+        nodes.append(oh.make_node("Sigmoid", [f"{n}az"], [f"{n}z"]))
+        nodes.append(oh.make_node("Mul", [f"{n}r", f"{n}hn"], [f"{n}rn"]))
+        nodes.append(oh.make_node("Add", [f"{n}xn", f"{n}rn"], [f"{n}an"]))
+        nodes.append(oh.make_node("Tanh", [f"{n}an"], [f"{n}n"]))
+        nodes.append(oh.make_node("Sub", [h, f"{n}n"], [f"{n}d"]))
+        nodes.append(oh.make_node("Mul", [f"{n}z", f"{n}d"], [f"{n}zd"]))
+        nodes.append(oh.make_node("Add", [f"{n}n", f"{n}zd"], [f"{n}h"]))
+        h = f"{n}h"
+        ys.append(h)
+    return ys
+
+
+def model(path, seed, bidirectional=False, gru_below=0, **cell):
     rng = np.random.default_rng(seed)
     nodes, inits = [], []
     xs = []
@@ -115,9 +148,15 @@ def model(path, seed, bidirectional=False, **cell):
         nodes.append(oh.make_node("Gather", ["X", f"t{t}"], [f"x{t}"], axis=0))
         xs.append(f"x{t}")
     outs = []
+    extra_ins = []
+    if gru_below:
+        # A GRU of width `gru_below` below: the LSTM reads its step outputs.
+        xs = gru_chain(nodes, inits, rng, "gru", xs, "h0_gru", I, gru_below)
+        extra_ins.append(oh.make_tensor_value_info("h0_gru", TP.FLOAT, [B, gru_below]))
     dirs = [("fw", xs)] + ([("bw", xs[::-1])] if bidirectional else [])
     for tag, steps in dirs:
-        ys = chain(nodes, inits, rng, tag, steps, f"h0_{tag}", f"c0_{tag}", **cell)
+        ys = chain(nodes, inits, rng, tag, steps, f"h0_{tag}", f"c0_{tag}",
+                   width=gru_below or I, **cell)
         if tag == "bw":
             ys = ys[::-1]
         for t, y in enumerate(ys):
@@ -127,7 +166,7 @@ def model(path, seed, bidirectional=False, **cell):
         nodes.append(oh.make_node("Concat", [f"{tag}_y{t}" for t in range(T)],
                                   [f"Y_{tag}"], axis=0))
         outs.append(oh.make_tensor_value_info(f"Y_{tag}", TP.FLOAT, [T, B, H]))
-    ins = [oh.make_tensor_value_info("X", TP.FLOAT, [T, B, I])]
+    ins = [oh.make_tensor_value_info("X", TP.FLOAT, [T, B, I])] + extra_ins
     for tag, _ in dirs:
         ins += [oh.make_tensor_value_info(f"h0_{tag}", TP.FLOAT, [B, H]),
                 oh.make_tensor_value_info(f"c0_{tag}", TP.FLOAT, [B, H])]
@@ -151,6 +190,9 @@ CASES = [
      [("forward", True, 1)], None),
     ("lstm_peephole_bidirectional", dict(peephole="ifo", bidirectional=True),
      [("bidirectional", True, 0)], None),
+    # A GRU of another width below an LSTM: both fuse, the LSTM reading the
+    # GRU's Y.
+    ("gru_below_lstm", dict(gru_below=9), [("forward", False, 0)], None),
     ("lstm_peephole_on_g", dict(diag_on=("g", "c")), None,
      "ONNX's peepholes are on i, f and o"),
     ("lstm_gate_times_h", dict(diag_on=("i", "h")), None,

@@ -7,12 +7,14 @@ in a random way:
     order, a MatMul per gate (created in a random order), or Concat([x, h])
     times one kernel;
   * gate activations: Sigmoid, HardSigmoid (random alpha, beta), or a
-    HardSigmoid written out as Clip(alpha * x + beta, 0, 1); LSTM g and h:
-    Tanh, Relu or Softsign;
+    HardSigmoid written out as Clip(alpha * x + beta, 0, 1); LSTM g: Tanh,
+    Relu, Softsign, LeakyRelu or Elu; h: Tanh or Softsign;
   * LSTM: peepholes on a random subset of i, f, o; a coupled forget gate
     f = 1 - i; GRU: the reset before or after the recurrent product, and the
     update written as n + z*(h - n), (1 - z)*n + z*h, (n - z*n) + z*h or the
     negated z*n + (1 - z)*h;
+  * the steps cut out of X by Gather, Slice + Squeeze, Split + Squeeze or
+    Slice + Reshape, from a time-major or a batch-major X;
   * sometimes something no ONNX op computes: a clip or a LayerNorm of the
     carried state, the state times a mask input, the previous output fed into
     the next step's input, an elementwise product on the cell candidate.
@@ -21,10 +23,13 @@ Every model goes through `lstm-opt` (default pipeline, ONNX target). ONNX
 Runtime must give the original's outputs on lstm-opt's model (|a - b| <=
 1e-5 * max(|a|, 0.1)): a wrong number is a failure, whatever was fused. A
 model of two or more steps left (partly) unfused must come with a `not
-fused` remark (never silent). Prints the failures, then
-'random_cells: N models, F fused (P%), W wrong, S silent'.
+fused` remark (never silent). With --lstm-run, every --run-every'th model is also compiled and
+run by lstm-run (the CPU kernels), within 1e-4 of ONNX Runtime. Prints the
+failures, then
+'random_cells: N models, F fused (P%), W wrong, S silent, E errors, R run'.
 
 Usage: random_cells.py --lstm-opt PATH --workdir DIR [--count N] [--seed S]
+                       [--lstm-run PATH [--run-every K]]
 """
 import argparse
 import os
@@ -106,11 +111,14 @@ def build(seed, path):
     lbr = rng.random() < 0.5
     update = rng.choice(["interpolate", "textbook", "expanded", "negated"])
     bad = rng.choice(["none"] * 6 + ["clip", "layernorm", "mask", "feedback", "gpeep"])
+    # How step t is cut out of X ([T, B, I], or [B, T, I] when batch-major).
+    steps = rng.choice(["gather", "slice_squeeze", "split_squeeze", "slice_reshape",
+                        "gather_batch_major", "slice_squeeze_batch_major"])
     if kind == "gru" and bad == "gpeep":
         bad = "none"
     desc = dict(kind=kind, T=T, B=B, I=I, H=H, layout=str(layout), gate=ga, g=str(act_g),
                 h=str(act_h), peep="".join(peep), coupled=coupled, lbr=lbr,
-                update=str(update), bad=str(bad))
+                update=str(update), bad=str(bad), steps=str(steps))
 
     G = len(gates)
     Wx = rng.standard_normal((I, G * H)).astype(np.float32) * 0.6
@@ -129,7 +137,8 @@ def build(seed, path):
     rg = {q: g.const(block(Rh, q), "Rg") for q in gates}
     bg = {q: g.const(block(bias, q), "Bg") for q in gates}
     kern = g.const(np.concatenate([Wx, Rh], 0), "K")
-    inputs = [oh.make_tensor_value_info("X", TP.FLOAT, [T, B, I]),
+    major = str(steps).endswith("batch_major")
+    inputs = [oh.make_tensor_value_info("X", TP.FLOAT, [B, T, I] if major else [T, B, I]),
               oh.make_tensor_value_info("h0", TP.FLOAT, [B, H])]
     if kind == "lstm":
         inputs.append(oh.make_tensor_value_info("c0", TP.FLOAT, [B, H]))
@@ -177,8 +186,20 @@ def build(seed, path):
 
     h, c = "h0", "c0"
     ys = []
+    axis = 1 if major else 0
+    if steps == "split_squeeze":
+        parts = g.op("Split", ["X", g.i64([1] * T)], nout=T, axis=0) if T > 1 else ["X"]
     for t in range(T):
-        x = g.op("Gather", ["X", g.i64(t)], axis=0)
+        if steps.startswith("gather"):
+            x = g.op("Gather", ["X", g.i64(t)], axis=axis)
+        elif steps.startswith("slice_squeeze"):
+            s = g.op("Slice", ["X", g.i64([t]), g.i64([t + 1]), g.i64([axis])])
+            x = g.op("Squeeze", [s, g.i64([axis])])
+        elif steps == "split_squeeze":
+            x = g.op("Squeeze", [parts[t], g.i64([0])])
+        else:
+            s = g.op("Slice", ["X", g.i64([t]), g.i64([t + 1]), g.i64([0])])
+            x = g.op("Reshape", [s, g.i64([B, I])])
         if bad == "feedback" and t > 0:
             x = g.op("Add", [x, g.op("MatMul", [h, V])])
         if kind == "lstm":
@@ -255,9 +276,11 @@ def main():
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep every model")
+    ap.add_argument("--lstm-run")
+    ap.add_argument("--run-every", type=int, default=10)
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
-    fused = wrong = silent = errors = 0
+    fused = wrong = silent = errors = ran = 0
     by_kind = {}
     for k in range(a.count):
         seed = a.seed + k
@@ -276,10 +299,11 @@ def main():
         err = max(float(np.max(np.abs(got[o] - ref[o]) / np.maximum(np.abs(ref[o]), 0.1)))
                   for o in ref)
         key = desc["kind"] + ("" if desc["bad"] == "none" else "+" + desc["bad"])
-        tot, fu = by_kind.get(key, (0, 0))
+        tot, fu, one = by_kind.get(key, (0, 0, 0))
         whole = bool(layers) and not leftover
-        by_kind[key] = (tot + 1, fu + whole)
+        by_kind[key] = (tot + 1, fu + whole, one + (whole and len(layers) == 1))
         fused += whole
+        before = wrong + silent + errors
         if err > 1e-5:
             wrong += 1
             print(f"FAIL seed {seed} {desc}: ONNX Runtime on lstm-opt's output differs "
@@ -288,15 +312,34 @@ def main():
               and "not rolled" not in p.stderr):
             silent += 1
             print(f"FAIL seed {seed} {desc}: left {len(leftover)} GEMMs unfused with no remark")
-        elif not a.keep:
-            os.remove(src)
-            os.remove(dst)
+        elif a.lstm_run and k % a.run_every == 0:
+            inp, outp = src + ".in.npz", src + ".out.npz"
+            np.savez(inp, **feeds)
+            r = subprocess.run([a.lstm_run, src, "--inputs", inp, "--outputs", outp, "-q"],
+                               capture_output=True, text=True)
+            if r.returncode:
+                errors += 1
+                print(f"FAIL seed {seed} {desc}: lstm-run exit {r.returncode}: "
+                      f"{r.stderr.strip()[-300:]}")
+            else:
+                run = dict(np.load(outp))
+                rerr = max(float(np.max(np.abs(run[o] - ref[o]) / np.maximum(np.abs(ref[o]), 0.1)))
+                           for o in ref)
+                ran += 1
+                if rerr > 1e-4:
+                    wrong += 1
+                    print(f"FAIL seed {seed} {desc}: lstm-run differs from ONNX Runtime "
+                          f"(max rel {rerr:.2e})")
+        if not a.keep and wrong + silent + errors == before:
+            for f in (src, dst, src + ".in.npz", src + ".out.npz"):
+                if os.path.exists(f):
+                    os.remove(f)
     n = a.count
     for key in sorted(by_kind):
-        tot, fu = by_kind[key]
-        print(f"  {key}: {fu}/{tot} fused")
+        tot, fu, one = by_kind[key]
+        print(f"  {key}: {fu}/{tot} fused, {one} into one layer")
     print(f"random_cells: {n} models, {fused} fused ({100.0 * fused / max(n, 1):.0f}%), "
-          f"{wrong} wrong, {silent} silent, {errors} errors")
+          f"{wrong} wrong, {silent} silent, {errors} errors, {ran} run")
     return 1 if wrong or silent or errors else 0
 
 

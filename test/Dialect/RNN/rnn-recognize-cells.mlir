@@ -395,3 +395,37 @@ func.func @peephole_coupled_cell(%x: tensor<1x1xf32>, %h: tensor<1x1xf32>, %c: t
   %h1 = onnx.Mul(%o, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
 }
+
+// -----
+
+// The textbook GRU with z and 1 - z exchanged, h' = z*n + (1 - z)*h: a GRU
+// whose update gate is 1 - z = sigmoid(-a), so z's rows of W and R (and its
+// bias) are negated.
+
+// CHECK-LABEL: func.func @gru_negated_update
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "gru_W" dense<{{\[}}[2.000000e+00, 5.000000e+00], [-1.000000e+00, -4.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[R:.*]] = onnx.initializer "gru_R" dense<{{\[}}[2.000000e-01], [-1.000000e-01], [3.000000e-01]]> : tensor<3x1xf32>
+// CHECK: rnn.gru_cell %arg0, %arg1, %[[W]], %[[R]], {{.*}} {linear_before_reset,
+// CHECK-NOT: onnx.Sub
+func.func @gru_negated_update(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xz, %xr, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hz, %hr, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zn = onnx.Mul(%z, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %b = onnx.Mul(%omz, %h) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%zn, %b) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}

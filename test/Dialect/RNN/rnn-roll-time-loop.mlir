@@ -101,3 +101,31 @@ func.func @weights_differ(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>, %c: tensor
   %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w2, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// Steps cut out of a batch-major X [B, T, I] as Reshape(Slice(x, t, t+1,
+// axis 1), [B, I]) (jax2onnx's x[:, t].reshape): consecutive slices on axis
+// 1, read through a Transpose. A Reshape that does more than drop the unit
+// axis is not a step.
+// CHECK-LABEL: func.func @slice_reshape
+// CHECK: %[[XT:.*]] = onnx.Transpose(%arg0)
+// CHECK: rnn.sequence lstm forward %[[XT]]
+func.func @slice_reshape(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<8x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<8x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<8xf32>
+  %s0 = onnx.Constant() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s1 = onnx.Constant() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s2 = onnx.Constant() {value = dense<[2]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %shape = onnx.Constant() {value = dense<[1, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %none = onnx.none
+  %p0 = onnx.Slice(%x, %s0, %s1, %s1, %none) : (tensor<1x2x3xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x3xf32>
+  %x0 = onnx.Reshape(%p0, %shape) : (tensor<1x1x3xf32>, tensor<2xi64>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused LSTM layer: 2 steps, forward}}
+  %h1, %c1 = rnn.lstm_cell %x0, %h, %c, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  %p1 = onnx.Slice(%x, %s1, %s2, %s1, %none) : (tensor<1x2x3xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x3xf32>
+  %x1 = onnx.Reshape(%p1, %shape) : (tensor<1x1x3xf32>, tensor<2xi64>) -> tensor<1x3xf32>
+  %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  return %h2 : tensor<1x2xf32>
+}

@@ -445,6 +445,9 @@ bool isStepSlice(Value v) {
   if (auto sq = dyn_cast_or_null<od::SqueezeOp>(def))
     return isa_and_nonnull<od::SliceOp, od::SplitOp, od::GatherOp>(
         sq.getData().getDefiningOp());
+  if (auto re = dyn_cast_or_null<od::ReshapeOp>(def))
+    return rankOf(re.getData()) == rankOf(v) + 1 &&
+           isa_and_nonnull<od::SliceOp, od::SplitOp>(re.getData().getDefiningOp());
   return false;
 }
 
@@ -481,8 +484,10 @@ private:
                  Value cPrev, ArrayRef<Operation *> extra, bool quiet = false,
                  Value coupledI = Value());
   Value zeros(Location loc, Value like, int64_t hidden);
+  /// `negatedUpdate`: the update gate enters as z*n + (1 - z)*h.
   void buildGRU(Operation *anchor, Activation z, Activation n, Value h,
-                SmallVector<Operation *> matched, bool quiet);
+                SmallVector<Operation *> matched, bool quiet,
+                bool negatedUpdate = false);
   void matchRNNCells();
   /// Shared tail: weights from per-gate linear forms, cell creation checks.
   struct GateTerms {
@@ -589,10 +594,34 @@ Value CellRecognizer::materializeBias(Location loc, StringRef name,
 }
 
 void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
-  od::eraseDeadOps(ops, [&](Operation *op) {
+  auto onErase = [&](Operation *op) {
     erasedOps.insert(op);
     consts->forget(op);
-  });
+  };
+  SmallVector<Operation *> work(ops.begin(), ops.end());
+  while (true) {
+    od::eraseDeadOps(work, onErase);
+    // An activation kept as onnx.node (Softsign, Elu, ...; unknown effects
+    // to generic code) is known to be pure here: a dead one goes too, and
+    // with it what only it read.
+    SmallVector<Operation *> next;
+    for (Operation *op : work) {
+      if (erasedOps.contains(op) || !isa<od::NodeOp>(op) || !op->use_empty())
+        continue;
+      auto act = rnn::getActivation(op->getResult(0));
+      if (!act || act->op != op)
+        continue;
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          next.push_back(def);
+      onErase(op);
+      op->erase();
+    }
+    if (next.empty())
+      return;
+    llvm::erase_if(work, [&](Operation *op) { return erasedOps.contains(op); });
+    work.append(next.begin(), next.end());
+  }
 }
 
 /// h' = o * h(c') among the users of c': the Mul, o and h.
@@ -750,7 +779,8 @@ void CellRecognizer::matchForm(const CellForm &form,
     assert(z && n && "a GRU form binds activations z and n");
     if (!z || !n)
       return;
-    buildGRU(anchor, *z, *n, m->value("h"), m->nodes, quiet);
+    buildGRU(anchor, *z, *n, m->value("h"), m->nodes, quiet,
+             form.negatedUpdate);
     return;
   }
   }
@@ -1112,7 +1142,7 @@ static bool verifyQuietly(Operation *cell) {
 
 void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
                               Value h, SmallVector<Operation *> matched,
-                              bool quiet) {
+                              bool quiet, bool negatedUpdate) {
   Value hNew = anchor->getResult(0);
   std::optional<Activation> z = zA, n = nA;
   auto remark = [&](const Twine &why) {
@@ -1209,6 +1239,22 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   auto formZ = analyzer.analyzeGate(z->input, 0, hidden, why);
   if (failed(formZ))
     return remark(why);
+  if (negatedUpdate) {
+    // h' = z*n + (1 - z)*h is a GRU with update gate 1 - z. For a sigmoid,
+    // 1 - sigmoid(a) = sigmoid(-a); for HardSigmoid(alpha, beta),
+    // 1 - hs(a) = HardSigmoid(alpha, 1 - beta)(-a): the same function (r
+    // shares it) only for beta = 0.5. z's pre-activation is negated
+    // (exactly: every weight and bias).
+    if (!(z->name == "Sigmoid" && !z->hasParams) &&
+        !(z->name == "HardSigmoid" && z->beta == 0.5f))
+      return remark("the update gate enters as z*n + (1 - z)*h and " +
+                    z->name + " is not symmetric about 0 (1 - f(a) = f(-a) "
+                    "holds for Sigmoid and HardSigmoid with beta 0.5)");
+    LinearForm negated;
+    negated.width = formZ->width;
+    negated.add(std::move(*formZ), -1.0f);
+    *formZ = std::move(negated);
+  }
   for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
     matched.append(f->ops.begin(), f->ops.end());
 

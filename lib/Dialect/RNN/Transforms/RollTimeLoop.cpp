@@ -62,19 +62,39 @@ std::optional<StepSlice> getStepSlice(Value v) {
     s.axis = g.getAxis() < 0 ? g.getAxis() + rank : g.getAxis();
     s.index = (*idx)[0];
     s.ops.push_back(g);
-  } else if (auto sq = dyn_cast_or_null<od::SqueezeOp>(def)) {
+  } else if (isa_and_nonnull<od::SqueezeOp, od::ReshapeOp>(def)) {
+    // Squeeze(part, axis), or a Reshape that drops the part's unit axis
+    // (jax2onnx and hand-written graphs: x[t:t+1].reshape(B, I)), of a
+    // one-step Slice or Split part.
     std::optional<int64_t> axis;
-    if (auto a = sq.getAxesAttr())
-      axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-    else if (!isa<NoneType>(sq.getAxes().getType()))
-      axis = single(od::getConstantInts(sq.getAxes()));
-    if (!axis)
-      return std::nullopt;
-    Value in = od::skipIdentities(sq.getData());
+    Value in;
+    auto reshape = dyn_cast<od::ReshapeOp>(def);
+    if (auto sq = dyn_cast<od::SqueezeOp>(def)) {
+      if (auto a = sq.getAxesAttr())
+        axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+      else if (!isa<NoneType>(sq.getAxes().getType()))
+        axis = single(od::getConstantInts(sq.getAxes()));
+      if (!axis)
+        return std::nullopt;
+      in = od::skipIdentities(sq.getData());
+    } else {
+      in = od::skipIdentities(reshape.getData());
+    }
     int64_t rank = rankOf(in);
-    if (*axis < 0)
+    if (axis && *axis < 0)
       *axis += rank;
-    s.ops.push_back(sq);
+    // With a Reshape: the part's own axis, if the Reshape only drops it.
+    auto dropsOnly = [&](int64_t ax) {
+      auto it = dyn_cast<RankedTensorType>(in.getType());
+      auto rt = dyn_cast<RankedTensorType>(reshape.getResult().getType());
+      if (!it || !rt || !it.hasStaticShape() || !rt.hasStaticShape() ||
+          it.getRank() != 3 || ax < 0 || ax > 2 || it.getDimSize(ax) != 1)
+        return false;
+      SmallVector<int64_t> want(it.getShape());
+      want.erase(want.begin() + ax);
+      return rt.getShape() == ArrayRef<int64_t>(want);
+    };
+    s.ops.push_back(def);
     if (auto sl = in.getDefiningOp<od::SliceOp>()) {
       if (sl.getStartsAttr())
         return std::nullopt;
@@ -90,6 +110,11 @@ std::optional<StepSlice> getStepSlice(Value v) {
         return std::nullopt;
       if (*ax < 0)
         *ax += rank;
+      if (reshape) {
+        if (!dropsOnly(*ax))
+          return std::nullopt;
+        axis = *ax;
+      }
       if (*ax != *axis || *en != *st + 1 || *st < 0)
         return std::nullopt;
       s.seq = sl.getData();
@@ -98,6 +123,11 @@ std::optional<StepSlice> getStepSlice(Value v) {
       s.ops.push_back(sl);
     } else if (auto sp = in.getDefiningOp<od::SplitOp>()) {
       int64_t spAxis = sp.getAxis() < 0 ? sp.getAxis() + rank : sp.getAxis();
+      if (reshape) {
+        if (!dropsOnly(spAxis))
+          return std::nullopt;
+        axis = spAxis;
+      }
       if (spAxis != *axis)
         return std::nullopt;
       auto t = dyn_cast<RankedTensorType>(sp.getInput().getType());

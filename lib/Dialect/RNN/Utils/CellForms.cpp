@@ -43,6 +43,10 @@ static const CellForm kCellForms[] = {
     // GRU with (1 - z)*n multiplied out, as hand-written graphs do.
     {"gru-expanded", CellFamily::GRU, "h' = (n - z*n) + z*h",
      "Add(Sub(act:n, Mul(gate:z, =n)), Mul(=z, any:h))", false},
+    // GRU with the roles of z and 1 - z exchanged (hand-written graphs).
+    {"gru-negated", CellFamily::GRU, "h' = z*n + (1 - z)*h",
+     "Add(Mul(gate:z, act:n), Mul(Sub(one, =z), any:h))", false,
+     /*negatedUpdate=*/true},
     {"gru-zero-state", CellFamily::GRU, "h' = (1 - z)*n (h = 0 folded)",
      "Mul(Sub(one, gate:z), act:n)", true},
     {"gru-expanded-zero-state", CellFamily::GRU, "h' = n - z*n (h = 0 folded)",

@@ -85,8 +85,12 @@ struct CellForm {
   /// The names the family's builder reads. LSTM: activations f (absent in a
   /// folded form), i and g as the two operands of the node labelled `ig`,
   /// and the state c; a full form without f is coupled (f = 1 - i, ONNX's
-  /// input_forget) and binds i. GRU: activations z and n, the state h (absent when
-  /// folded).
+  /// input_forget) and binds i. GRU: activations z and n, the state h
+  /// (absent when folded).
+  /// GRU: the update gate enters negated, h' = z*n + (1 - z)*h: a GRU whose
+  /// update gate is 1 - z, which the builder makes by negating z's
+  /// pre-activation (1 - sigmoid(a) = sigmoid(-a)).
+  bool negatedUpdate = false;
 };
 
 /// The table, in the order the forms are tried: specific before general;
