@@ -32,6 +32,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -103,8 +104,12 @@ struct LinearForm {
   /// Elementwise products; only the LSTM builder accepts them (peepholes).
   SmallVector<DiagonalTerm, 1> diagonal;
   SmallVector<Operation *, 8> ops; ///< the nodes the form was read from
+  /// Read through a quantized MatMul (QuantizedProduct): the model asks for
+  /// int8 there.
+  bool quantized = false;
 
   void add(LinearForm &&o, float scale) {
+    quantized |= o.quantized;
     for (DiagonalTerm &d : o.diagonal) {
       d.factor.scale *= scale;
       diagonal.push_back(d);
@@ -149,9 +154,20 @@ int64_t knownRank(Value v) { return od::inferRank(v); }
 /// is [batch, N]).
 constexpr int64_t kMaxFoldedBias = int64_t(1) << 22;
 
+/// One MatMul of onnxruntime.quantization.quantize_dynamic, read as `a`
+/// times the f32 weight `w` its int8 weight stands for.
+struct QuantizedProduct {
+  Value a, w;
+  SmallVector<Operation *, 6> ops;
+};
+
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
 class LinearAnalyzer {
 public:
+  /// Recognises a quantized MatMul at a Mul: 1 (filled in `q`), 0 (not
+  /// one), -1 (one, refused: `why` says why). Unset: none are read.
+  std::function<int(od::MulOp, QuantizedProduct &, std::string &)> quantized;
+
   /// A gate's pre-activation; elementwise products with a per-feature
   /// constant (DiagonalTerm) only with `allowDiagonal`.
   FailureOr<LinearForm> analyzeGate(Value v, int64_t col0, int64_t width,
@@ -313,6 +329,19 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     form.ops.push_back(def);
     return form;
   }
+  if (auto mul = dyn_cast<od::MulOp>(def); mul && quantized) {
+    QuantizedProduct q;
+    int found = quantized(mul, q, why);
+    if (found < 0)
+      return failure();
+    if (found > 0) {
+      if (failed(addProduct(q.a, q.w, false, 1.0f)))
+        return failure();
+      form.ops.append(q.ops.begin(), q.ops.end());
+      form.quantized = true;
+      return form;
+    }
+  }
   if (auto mul = dyn_cast<od::MulOp>(def)) {
     // A computed [batch, N] value times a per-feature constant: a diagonal
     // term (an LSTM's peephole P * c). Whether it is one is the cell
@@ -460,10 +489,15 @@ class CellRecognizer {
 public:
   CellRecognizer(func::FuncOp func, bool importQuantized,
                  StringRef quantizedPrecision = "f32")
-      : func(func), ctx(func.getContext()),
-        consts(std::make_unique<od::ConstantBuilder>(func)),
-        importQuantized(importQuantized),
-        quantizedPrecision(quantizedPrecision.str()) {}
+      : importQuantized(importQuantized),
+        quantizedPrecision(quantizedPrecision.str()), func(func),
+        ctx(func.getContext()),
+        consts(std::make_unique<od::ConstantBuilder>(func)) {
+    analyzer.quantized = [this](od::MulOp mul, QuantizedProduct &q,
+                                std::string &why) {
+      return matchQuantizedProduct(mul, q, why);
+    };
+  }
   void run();
   int64_t numCells = 0, numLayers = 0, numUnfusedRecurrences = 0;
 
@@ -471,6 +505,13 @@ private:
   /// After recognition: a remark on every recurrence left in the graph
   /// (never silent), see the definition.
   void remarkUnfusedRecurrences();
+  /// LinearAnalyzer::quantized: quantize_dynamic's MatMuls.
+  int matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
+                            std::string &why);
+  /// The dequantized f32 weight of each (Wq, zero point, scale) triple.
+  std::map<std::tuple<void *, void *, void *>, Value> dequantized;
+  /// The precision attribute of a cell read through quantized MatMuls.
+  void markQuantized(Operation *cell, ArrayRef<const LinearForm *> forms);
   MLIRContext &getContext() { return *ctx; }
   void importLayer(Operation *op);
   bool importQuantized;
@@ -602,14 +643,21 @@ void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
   while (true) {
     od::eraseDeadOps(work, onErase);
     // An activation kept as onnx.node (Softsign, Elu, ...; unknown effects
-    // to generic code) is known to be pure here: a dead one goes too, and
-    // with it what only it read.
+    // to generic code), or a quantized MatMul's MatMulInteger and
+    // DynamicQuantizeLinear, is known to be pure here: a dead one goes too,
+    // and with it what only it read.
     SmallVector<Operation *> next;
     for (Operation *op : work) {
       if (erasedOps.contains(op) || !isa<od::NodeOp>(op) || !op->use_empty())
         continue;
-      auto act = rnn::getActivation(op->getResult(0));
-      if (!act || act->op != op)
+      auto node = cast<od::NodeOp>(op);
+      bool quantOp = (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
+                     (node.getOpType() == "MatMulInteger" ||
+                      node.getOpType() == "DynamicQuantizeLinear");
+      auto act = op->getNumResults() == 1
+                     ? rnn::getActivation(op->getResult(0))
+                     : std::nullopt;
+      if (!quantOp && (!act || act->op != op))
         continue;
       for (Value v : op->getOperands())
         if (Operation *def = v.getDefiningOp())
@@ -799,6 +847,13 @@ Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
     return {};
   std::vector<float> z(*n, 0.0f);
   return consts->getF32(loc, "zero_state", {batch, hidden}, z);
+}
+
+/// A GEMM of the exporter's: MatMul, Gemm, or a quantized MatMulInteger.
+static bool isGemm(Operation *op) {
+  auto node = dyn_cast<od::NodeOp>(op);
+  return isa<od::GemmOp, od::MatMulOp>(op) ||
+         (node && node.getOpType() == "MatMulInteger");
 }
 
 /// Gives `cell` the ONNX attributes for `acts` unless they are `defaults`
@@ -1053,11 +1108,10 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   setActivations(cell, {fRef, gAct, *hAct}, {"Sigmoid", "Tanh", "Tanh"});
   // What the cell replaces, for the report.
   SetVector<Operation *> unique(matched.begin(), matched.end());
-  int64_t gemms = llvm::count_if(unique, [](Operation *op) {
-    return isa<od::GemmOp, od::MatMulOp>(op);
-  });
+  int64_t gemms = llvm::count_if(unique, isGemm);
   cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
   cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
+  markQuantized(cell, {&forms[0], &forms[1], &forms[2], &forms[3]});
   if (!fActIn && !coupledI)
     cell->setAttr("rnn.zero_forget", b.getUnitAttr());
   hMul.getResult().replaceAllUsesWith(cell.getHOut());
@@ -1118,9 +1172,7 @@ bool CellRecognizer::splitTerms(ArrayRef<LinearForm> forms, Value x, Value h,
 void CellRecognizer::finishCell(Operation *cell, ArrayRef<Operation *> matched,
                                 ArrayRef<std::pair<Value, Value>> replace) {
   SetVector<Operation *> unique(matched.begin(), matched.end());
-  int64_t gemms = llvm::count_if(unique, [](Operation *op) {
-    return isa<od::GemmOp, od::MatMulOp>(op);
-  });
+  int64_t gemms = llvm::count_if(unique, isGemm);
   OpBuilder b(cell);
   cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
   cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
@@ -1335,6 +1387,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   setActivations(cell, {*z, *n}, {"Sigmoid", "Tanh"});
   if (noReset)
     cell->setAttr("rnn.zero_reset", b.getUnitAttr());
+  markQuantized(cell, {&*formR, &*formZ, &nX, &nRec});
   finishCell(cell, matched, {{hNew, cell.getResult()}});
 }
 
@@ -1442,6 +1495,7 @@ void CellRecognizer::matchRNNCells() {
     setActivations(cell, {c.act}, {"Tanh"});
     // Later candidates read this output: keep their references valid.
     Value old = c.out;
+    markQuantized(cell, {&c.form});
     finishCell(cell, matched, {{old, cell.getResult()}});
     for (Candidate &other : cands)
       for (Term &t : other.form.terms)
@@ -1776,11 +1830,127 @@ void CellRecognizer::importLayer(Operation *op) {
   ++numLayers;
 }
 
+/// What onnxruntime.quantization.quantize_dynamic writes for a MatMul(a, W):
+///   q, s, zp = DynamicQuantizeLinear(a)          (u8, per tensor, asymmetric)
+///   Mul(Cast<float>(MatMulInteger(q, Wq, zp, Wzp)), Mul(s, Ws))
+/// with Wq an int8/uint8 constant [K, N] and Wzp, Ws constants per tensor or
+/// per column. That is a · W with W = (Wq - Wzp) * Ws, exactly the weight the
+/// model was quantized from up to its rounding; the activation's own
+/// quantization is the int8 kernels' business (the cell asks for int8, as
+/// an imported DynamicQuantizeLSTM does). The ONNX target keeps the nodes
+/// (import-quantized off): ONNX Runtime runs them as they are.
+int CellRecognizer::matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
+                                          std::string &why) {
+  auto nodeOf = [](Value v, StringRef type) -> od::NodeOp {
+    auto n = od::skipIdentities(v).getDefiningOp<od::NodeOp>();
+    bool defaultDomain = n && (n.getDomain().empty() || n.getDomain() == "ai.onnx");
+    return defaultDomain && n.getOpType() == type ? n : od::NodeOp();
+  };
+  auto same = [](Value a, Value b) {
+    return od::skipIdentities(a) == od::skipIdentities(b);
+  };
+  for (auto [product, scales] : {std::pair(mul.getA(), mul.getB()),
+                                 std::pair(mul.getB(), mul.getA())}) {
+    auto toFloat = od::skipIdentities(product).getDefiningOp<od::CastOp>();
+    if (!toFloat || toFloat.getTo() != 1) // FLOAT
+      continue;
+    od::NodeOp mmi = nodeOf(toFloat.getInput(), "MatMulInteger");
+    if (!mmi || mmi.getInputs().size() < 3 || mmi->getNumResults() != 1)
+      continue;
+    od::NodeOp dql = nodeOf(mmi.getInputs()[0], "DynamicQuantizeLinear");
+    if (!dql || dql->getNumResults() != 3 || dql.getInputs().size() != 1 ||
+        !same(mmi.getInputs()[0], dql->getResult(0)) ||
+        !same(mmi.getInputs()[2], dql->getResult(2)))
+      continue;
+    auto sm = od::skipIdentities(scales).getDefiningOp<od::MulOp>();
+    if (!sm)
+      continue;
+    Value ws = same(sm.getA(), dql->getResult(1))   ? sm.getB()
+               : same(sm.getB(), dql->getResult(1)) ? sm.getA()
+                                                    : Value();
+    if (!ws)
+      continue;
+    // quantize_dynamic's MatMul: from here on a refusal says why.
+    if (!importQuantized) {
+      why = "a quantized MatMul (MatMulInteger) stays as it is for ONNX "
+            "Runtime (the compiled targets import it as an int8 layer)";
+      return -1;
+    }
+    Value wqv = od::skipIdentities(mmi.getInputs()[1]);
+    Value zpv = mmi.getInputs().size() > 3 ? od::skipIdentities(mmi.getInputs()[3])
+                                           : Value();
+    if (zpv && isa<NoneType>(zpv.getType()))
+      zpv = Value();
+    ws = od::skipIdentities(ws);
+    auto key = std::make_tuple(wqv.getAsOpaquePointer(),
+                               zpv ? zpv.getAsOpaquePointer() : nullptr,
+                               ws.getAsOpaquePointer());
+    auto cached = dequantized.find(key);
+    if (cached == dequantized.end()) {
+      ElementsAttr wa = od::getConstantAttr(wqv);
+      ElementsAttr za = zpv ? od::getConstantAttr(zpv) : ElementsAttr();
+      auto sc = od::getConstantF32(ws);
+      if (!wa || (zpv && !za) || !sc) {
+        why = "a quantized MatMul's weight, zero point or scale is not a "
+              "constant";
+        return -1;
+      }
+      Type et = wa.getElementType();
+      auto shape = cast<ShapedType>(wa.getType()).getShape();
+      if (!et.isInteger(8) || (za && za.getElementType() != et) ||
+          shape.size() != 2) {
+        why = "a quantized MatMul's weight is not an int8/uint8 matrix with a "
+              "zero point of its type";
+        return -1;
+      }
+      int64_t k = shape[0], n = shape[1];
+      auto wb = od::getRawBytes(wa, 1);
+      std::optional<std::vector<char>> zb;
+      if (za)
+        zb = od::getRawBytes(za, 1);
+      int64_t zn = zb ? (int64_t)zb->size() : 1, sn = sc->numElements();
+      if (!wb || (za && !zb) || (zn != 1 && zn != n) || (sn != 1 && sn != n)) {
+        why = "a quantized MatMul's zero point or scale is neither per tensor "
+              "nor per column";
+        return -1;
+      }
+      bool isUnsigned = et.isUnsignedInteger();
+      auto val = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
+        return isUnsigned ? (int32_t)(uint8_t)bytes[i] : (int32_t)(int8_t)bytes[i];
+      };
+      std::vector<float> w(k * n);
+      for (int64_t r = 0; r < k; ++r)
+        for (int64_t c = 0; c < n; ++c) {
+          int32_t z = zb ? val(*zb, zn == 1 ? 0 : c) : 0;
+          w[r * n + c] =
+              (float)(val(*wb, r * n + c) - z) * sc->values[sn == 1 ? 0 : c];
+        }
+      cached = dequantized
+                   .try_emplace(key, consts->getF32(mmi.getLoc(), "W_dequantized",
+                                                    {k, n}, w))
+                   .first;
+    }
+    q.a = dql.getInputs()[0];
+    q.w = cached->second;
+    q.ops = {mul, toFloat, mmi, dql, sm};
+    return 1;
+  }
+  return 0;
+}
+
+void CellRecognizer::markQuantized(Operation *cell,
+                                   ArrayRef<const LinearForm *> forms) {
+  if (quantizedPrecision != "f32" &&
+      llvm::any_of(forms, [](const LinearForm *f) { return f->quantized; }))
+    cell->setAttr("lstm_opt.precision",
+                  StringAttr::get(cell->getContext(), quantizedPrecision));
+}
+
 /// A recurrence nobody fused must not pass unnoticed: the remarks of the
 /// matchers cover the candidates that came close, not a cell written in a
 /// way no form knows. What every unrolled recurrence has, whatever its cell:
-/// a constant weight applied (MatMul/Gemm) at several steps, each to a
-/// value computed from its application at an earlier step. Weights whose
+/// a constant weight applied (MatMul, Gemm, MatMulInteger) at several
+/// steps, each to a value computed from its application at an earlier step. Weights whose
 /// applications reach each other are one recurrence; each gets one remark,
 /// on its first application in program order, which `--report` lists among
 /// the refusals. The search back from the last application of each weight
@@ -1790,10 +1960,14 @@ void CellRecognizer::remarkUnfusedRecurrences() {
   llvm::MapVector<Value, SmallVector<Operation *>> apps;
   for (Operation &op : body) {
     Value w;
+    auto node = dyn_cast<od::NodeOp>(op);
     if (auto mm = dyn_cast<od::MatMulOp>(op))
       w = mm.getB();
     else if (auto g = dyn_cast<od::GemmOp>(op))
       w = g.getB();
+    else if (node && node.getOpType() == "MatMulInteger" &&
+             node.getInputs().size() >= 2)
+      w = node.getInputs()[1];
     else
       continue;
     w = od::skipIdentities(w);

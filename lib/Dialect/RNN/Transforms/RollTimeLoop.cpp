@@ -228,6 +228,10 @@ private:
   Operation *op = nullptr;
 };
 
+/// The precision a cell read through quantized MatMuls asks for
+/// (rnn-recognize-cells); a layer keeps it.
+constexpr llvm::StringLiteral kPrecision = "lstm_opt.precision";
+
 class Roller {
 public:
   explicit Roller(func::FuncOp func)
@@ -244,7 +248,8 @@ private:
            a.inputForget() == b.inputForget() && sameActivations(a, b);
   }
   bool sameActivations(Cell a, Cell b) {
-    return a.getActivationsAttr() == b.getActivationsAttr() &&
+    return a->getAttr(kPrecision) == b->getAttr(kPrecision) &&
+           a.getActivationsAttr() == b.getActivationsAttr() &&
            a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
            a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
            a.getClipAttr() == b.getClipAttr() &&
@@ -463,6 +468,8 @@ void Roller::rollChain(SmallVector<Cell> chain) {
       h0, c0, Value(), P, ref.getActivationsAttr(),
       ref.getActivationAlphaAttr(), ref.getActivationBetaAttr(),
       ref.getClipAttr(), ref.inputForget() ? b.getUnitAttr() : nullptr);
+  if (Attribute p = ref->getAttr(kPrecision))
+    seq->setAttr(kPrecision, p);
 
   // Outputs. Y as [T, B, H] in time order.
   Value yTBH;

@@ -31,7 +31,9 @@ bool compatible(rnn::SequenceOp a, rnn::SequenceOp b) {
          (bool)a.getH0() == (bool)b.getH0() &&
          (bool)a.getC0() == (bool)b.getC0() && a.getNumDirections() == 1 &&
          // rnn.stack (cuDNN's multi-layer call) has no LSTM variants.
-         !a.getPeephole() && !b.getPeephole() && !a.getInputForget();
+         !a.getPeephole() && !b.getPeephole() && !a.getInputForget() &&
+         // Nor a precision of its own (a layer's lstm_opt.precision).
+         !a->hasAttr("lstm_opt.precision") && !b->hasAttr("lstm_opt.precision");
 }
 
 /// The layer that reads `s`'s Y as its whole input, if that is all Y feeds.

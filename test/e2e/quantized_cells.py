@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Unrolled cells quantized by onnxruntime.quantization.quantize_dynamic.
+
+An unrolled LSTM (PyTorch style) and an unrolled GRU (bench/make_unrolled_*.py)
+are quantized the way users do it: every MatMul becomes
+DynamicQuantizeLinear + MatMulInteger + Cast + Mul, with int8 weights per
+tensor, int8 per output column (per_channel) or uint8. For each:
+  * the ONNX target (lstm-opt -o out.onnx) keeps the quantized MatMuls for
+    ONNX Runtime, with a remark, and ONNX Runtime on its output gives the
+    quantized model's numbers (|a - b| <= 1e-6 * max|b|);
+  * the CPU target fuses the steps into one int8 layer (lstm-opt
+    --target=cpu --report=json: one layer, a remark naming precision int8);
+  * lstm-run (int8, the model's own precision) and lstm-run --precision=f32
+    are as far from the float model as ONNX Runtime on the quantized model,
+    within 2x (max |y - y_f32| / max |y_f32|).
+
+Usage: quantized_cells.py --lstm-opt PATH --lstm-run PATH --workdir DIR
+Prints one line per model and 'quantized: N passed, M failed'.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+from onnxruntime.quantization import QuantType, quantize_dynamic
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ortutil import run_ort  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+
+def rel(a, b):
+    return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lstm-opt", required=True)
+    ap.add_argument("--lstm-run", required=True)
+    ap.add_argument("--workdir", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    passed = failed = 0
+    floats = {}
+    for kind, maker, extra in (("lstm", "make_unrolled_lstm.py", ["--style", "torch"]),
+                               ("gru", "make_unrolled_gru.py", [])):
+        path = os.path.join(a.workdir, kind + ".onnx")
+        subprocess.run([sys.executable, os.path.join(SRC, "bench", maker), path, "--steps", "8",
+                        "--hidden", "32", "--input", "16", "--batch", "2"] + extra,
+                       check=True, capture_output=True)
+        floats[kind] = path
+    for kind, f32 in floats.items():
+        for name, opts in (("s8", dict(weight_type=QuantType.QInt8)),
+                           ("s8_per_channel", dict(weight_type=QuantType.QInt8, per_channel=True)),
+                           ("u8", dict(weight_type=QuantType.QUInt8))):
+            tag = f"{kind}_{name}"
+            q = os.path.join(a.workdir, tag + ".onnx")
+            quantize_dynamic(f32, q, **opts)
+            import onnx
+            m = onnx.load(q)
+            rng = np.random.default_rng(3)
+            feeds = {}
+            inits = {i.name for i in m.graph.initializer}
+            for vi in m.graph.input:
+                if vi.name not in inits:
+                    shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+                    feeds[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+            ref, refq = run_ort(f32, feeds), run_ort(q, feeds)
+            ort_err = max(rel(refq[k], ref[k]) for k in ref)
+            problems = []
+            # The ONNX target: the quantized MatMuls stay, numbers unchanged.
+            out = os.path.join(a.workdir, tag + ".out.onnx")
+            p = subprocess.run([a.lstm_opt, q, "-o", out], capture_output=True, text=True)
+            if p.returncode or "stays as it is for ONNX Runtime" not in p.stderr:
+                problems.append("ONNX target: " + p.stderr.strip()[-200:])
+            else:
+                got = run_ort(out, feeds)
+                if max(rel(got[k], refq[k]) for k in refq) > 1e-6:
+                    problems.append("ONNX target changed the numbers")
+            # The CPU target: one int8 layer.
+            rep = os.path.join(a.workdir, tag + ".json")
+            p = subprocess.run([a.lstm_opt, q, "--target=cpu", "-o",
+                                os.path.join(a.workdir, tag + ".so"), "--report=json",
+                                "--report-file", rep], capture_output=True, text=True)
+            if p.returncode:
+                problems.append("--target=cpu: " + p.stderr.strip()[-200:])
+            else:
+                r = json.load(open(rep))
+                int8 = any("precision int8" in x["message"] for x in r["remarks"])
+                if len(r["layers"]) != 1 or not int8:
+                    problems.append(f"--target=cpu: {len(r['layers'])} layers, int8 {int8}")
+            # lstm-run, int8 and f32.
+            inp = os.path.join(a.workdir, tag + ".in.npz")
+            np.savez(inp, **feeds)
+            errs = {}
+            for prec in ("int8", "f32"):
+                o = os.path.join(a.workdir, f"{tag}.{prec}.npz")
+                cmd = [a.lstm_run, q, "--inputs", inp, "--outputs", o, "-q"]
+                if prec == "f32":
+                    cmd.append("--precision=f32")
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                if p.returncode:
+                    problems.append(f"lstm-run {prec}: " + p.stderr.strip()[-200:])
+                    continue
+                got = dict(np.load(o))
+                errs[prec] = max(rel(got[k], ref[k]) for k in ref)
+                if errs[prec] > 2 * ort_err:
+                    problems.append(f"lstm-run {prec} error {errs[prec]:.1e} > 2x ONNX Runtime's")
+            ok = not problems
+            print(f"{'ok  ' if ok else 'FAIL'} {tag}: error against the float model: ONNX Runtime "
+                  f"{ort_err:.1e}, lstm-run int8 {errs.get('int8', float('nan')):.1e}, "
+                  f"f32 {errs.get('f32', float('nan')):.1e}" + ("; " + "; ".join(problems) if problems else ""))
+            passed += ok
+            failed += not ok
+    print(f"quantized: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
