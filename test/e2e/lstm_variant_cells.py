@@ -31,7 +31,7 @@ from onnx import helper as oh
 from onnx import numpy_helper as nh
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ortutil import run_ort  # noqa: E402
+from ortutil import max_rel_error, run_lstm_run, run_ort  # noqa: E402
 
 T, B, I, H = 5, 3, 4, 6
 
@@ -232,8 +232,7 @@ def main():
                            len(n.input) > 7 and n.input[7] != "",
                            int(at.get("input_forget", 0))))
         ref, got = run_ort(src, feeds), run_ort(dst, feeds)
-        err = max(float(np.max(np.abs(got[k] - ref[k]) / np.maximum(np.abs(ref[k]), 0.1)))
-                  for k in ref)
+        err = max_rel_error(got, ref)
         if want:
             ok = layers == want and err <= 1e-5
             what = f"fused into {layers}"
@@ -242,18 +241,12 @@ def main():
             what = f"left unfused ({len(layers)} layers)" + (
                 f", remark: {why}" if why in p.stderr else ", no remark saying why")
         # lstm-run on the original.
-        inp = os.path.join(a.workdir, name + ".in.npz")
-        out = os.path.join(a.workdir, name + ".out.npz")
-        np.savez(inp, **feeds)
-        r = subprocess.run([a.lstm_run, src, "--inputs", inp, "--outputs", out, "-q"],
-                           capture_output=True, text=True)
-        if r.returncode:
+        run, stderr = run_lstm_run(a.lstm_run, src, feeds, os.path.join(a.workdir, name))
+        if run is None:
             ok = False
-            what += f"; lstm-run failed: {r.stderr.strip()[-200:]}"
+            what += f"; lstm-run failed: {stderr.strip()[-200:]}"
         else:
-            run = dict(np.load(out))
-            rerr = max(float(np.max(np.abs(run[k] - ref[k]) / np.maximum(np.abs(ref[k]), 0.1)))
-                       for k in ref)
+            rerr = max_rel_error(run, ref)
             ok = ok and rerr <= 1e-4
             what += f"; lstm-run max rel error {rerr:.1e}"
         print(f"{'ok  ' if ok else 'FAIL'} {name}: {what}; ONNX Runtime on the output: "

@@ -43,7 +43,7 @@ from onnx import helper as oh
 from onnx import numpy_helper as nh
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ortutil import run_ort  # noqa: E402
+from ortutil import max_rel_error, run_lstm_run, run_ort  # noqa: E402
 
 
 class Graph:
@@ -296,8 +296,7 @@ def main():
         layers = [n.op_type for n in out.graph.node if n.op_type in ("LSTM", "GRU", "RNN")]
         leftover = [n.op_type for n in out.graph.node if n.op_type in ("MatMul", "Gemm")]
         ref, got = run_ort(src, feeds), run_ort(dst, feeds)
-        err = max(float(np.max(np.abs(got[o] - ref[o]) / np.maximum(np.abs(ref[o]), 0.1)))
-                  for o in ref)
+        err = max_rel_error(got, ref)
         key = desc["kind"] + ("" if desc["bad"] == "none" else "+" + desc["bad"])
         tot, fu, one = by_kind.get(key, (0, 0, 0))
         whole = bool(layers) and not leftover
@@ -313,25 +312,19 @@ def main():
             silent += 1
             print(f"FAIL seed {seed} {desc}: left {len(leftover)} GEMMs unfused with no remark")
         elif a.lstm_run and k % a.run_every == 0:
-            inp, outp = src + ".in.npz", src + ".out.npz"
-            np.savez(inp, **feeds)
-            r = subprocess.run([a.lstm_run, src, "--inputs", inp, "--outputs", outp, "-q"],
-                               capture_output=True, text=True)
-            if r.returncode:
+            run, stderr = run_lstm_run(a.lstm_run, src, feeds, src)
+            if run is None:
                 errors += 1
-                print(f"FAIL seed {seed} {desc}: lstm-run exit {r.returncode}: "
-                      f"{r.stderr.strip()[-300:]}")
+                print(f"FAIL seed {seed} {desc}: lstm-run: {stderr.strip()[-300:]}")
             else:
-                run = dict(np.load(outp))
-                rerr = max(float(np.max(np.abs(run[o] - ref[o]) / np.maximum(np.abs(ref[o]), 0.1)))
-                           for o in ref)
+                rerr = max_rel_error(run, ref)
                 ran += 1
                 if rerr > 1e-4:
                     wrong += 1
                     print(f"FAIL seed {seed} {desc}: lstm-run differs from ONNX Runtime "
                           f"(max rel {rerr:.2e})")
         if not a.keep and wrong + silent + errors == before:
-            for f in (src, dst, src + ".in.npz", src + ".out.npz"):
+            for f in (src, dst, src + ".in.npz", src + ".out.npz"):  # run_lstm_run's
                 if os.path.exists(f):
                     os.remove(f)
     n = a.count
