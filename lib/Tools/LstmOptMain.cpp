@@ -2,6 +2,7 @@
 
 #include "lstm-opt/Conversion/RNNToCUDNN/RNNToCUDNN.h"
 #include "lstm-opt/Tools/LstmOptMain.h"
+#include "lstm-opt/Tools/OperatorTable.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/InitAll.h"
@@ -113,6 +114,13 @@ llvm::cl::opt<std::string> targetTriple(
 llvm::cl::opt<bool> noShapeInference(
     "no-shape-inference",
     llvm::cl::desc("Do not run ONNX shape inference when importing"),
+    llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<bool> printOperators(
+    "print-operator-table",
+    llvm::cl::desc("Print, as Markdown, every operator of ONNX's default "
+                   "domain and what lstm-opt does with it (import, shape "
+                   "rule, CPU backend), then exit"),
     llvm::cl::init(false), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<bool> noOnnxCheck(
@@ -622,6 +630,10 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
                                              "optimiser for ONNX models\n",
                                  registry);
 
+  if (printOperators) {
+    printOperatorTable(llvm::outs());
+    return 0;
+  }
   // Bad compile options are refused before anything is read or run.
   {
     cpu::CPUOptions probe;

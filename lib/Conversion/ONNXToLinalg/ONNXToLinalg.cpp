@@ -1377,51 +1377,74 @@ static bool isComparison(StringRef type) {
       {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}, type);
 }
 
+/// Typed onnx ops lowered besides the elementwise ones (their ONNX names).
+static constexpr StringLiteral kLoweredTyped[] = {
+    "Constant", "ConstantOfShape", "Shape",   "Cast",     "Reshape",
+    "Squeeze",  "Unsqueeze",       "Transpose", "Slice",  "Concat",
+    "Split",    "Gather",          "Expand",  "MatMul",   "Gemm",
+    "Clip",     "Identity",        "Softmax", "LogSoftmax"};
+
+/// Whether a generic node of the default domain of type `type` with `n`
+/// inputs is lowered; with `anyArity`, whether it is for some arity.
+static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
+  auto arity = [&](bool ok) { return anyArity || ok; };
+  if (llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"}, type) ||
+      isExtraUnary(type))
+    return arity(n == 1);
+  if (type == "PRelu")
+    return arity(n == 2);
+  if (type == "Max" || type == "Min")
+    return arity(n >= 1);
+  if (type == "Where")
+    return arity(n == 3);
+  if (isComparison(type) || llvm::is_contained({"And", "Or", "Xor"}, type))
+    return arity(n == 2);
+  if (type == "Not")
+    return arity(n == 1);
+  if (type == "Pad")
+    return arity(n >= 1 && n <= 4);
+  if (type == "Conv")
+    return arity(n == 2 || n == 3);
+  if (type == "Pow")
+    return arity(n == 2);
+  if (llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                          "ReduceProd"},
+                         type))
+    return arity(n == 1 || n == 2);
+  if (type == "ArgMax" || type == "ArgMin")
+    return arity(n == 1);
+  if (type == "Tile" || type == "CumSum")
+    return arity(n == 2);
+  if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
+    return arity(n == 2 || n == 3);
+  if (type == "ReverseSequence")
+    return arity(n == 2);
+  if (type == "MaxPool") // Y only: no Indices output
+    return arity(n == 1);
+  if (type == "Range")
+    return arity(n == 3);
+  return false;
+}
+
 /// Generic onnx.node operators of the default domain that are lowered.
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
     return false;
   if (!node.getGraphs().empty() || node.getNumResults() != 1)
     return false;
-  StringRef type = node.getOpType();
-  size_t n = node.getInputs().size();
-  if (llvm::is_contained({"Flatten", "Exp", "Log", "Sqrt", "Abs"}, type) ||
-      isExtraUnary(type))
-    return n == 1;
-  if (type == "PRelu")
-    return n == 2;
-  if (type == "Max" || type == "Min")
-    return n >= 1;
-  if (type == "Where")
-    return n == 3;
-  if (isComparison(type) || llvm::is_contained({"And", "Or", "Xor"}, type))
-    return n == 2;
-  if (type == "Not")
-    return n == 1;
-  if (type == "Pad")
-    return n >= 1 && n <= 4;
-  if (type == "Conv")
-    return n == 2 || n == 3;
-  if (type == "Pow")
-    return n == 2;
-  if (llvm::is_contained({"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
-                          "ReduceProd"},
-                         type))
-    return n == 1 || n == 2;
-  if (type == "ArgMax" || type == "ArgMin")
-    return n == 1;
-  if (type == "Tile" || type == "CumSum")
-    return n == 2;
-  if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
-    return n == 2 || n == 3;
-  if (type == "ReverseSequence")
-    return n == 2;
-  if (type == "MaxPool") // Y only: no Indices output
-    return n == 1;
-  if (type == "Range")
-    return n == 3;
-  return false;
+  return isLoweredGenericType(node.getOpType(), node.getInputs().size(),
+                              /*anyArity=*/false);
 }
+
+/// Whether the typed onnx op `name` is lowered.
+static bool isLoweredTyped(OperationName name) {
+  if (auto reg = name.getRegisteredInfo())
+    if (reg->hasTrait<onnx::traits::ElementwiseUnary>() ||
+        reg->hasTrait<onnx::traits::ElementwiseBroadcast>())
+      return true;
+  return llvm::is_contained(kLoweredTyped, name.stripDialect());
+}
+
 
 namespace {
 /// An integer list attribute of a generic node; `dflt` when absent.
@@ -2563,14 +2586,9 @@ Value FunctionLowering::foldIntResult(Operation *op, Value result,
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
-  bool supported =
-      isa<onnx::InitializerOp, onnx::ConstantOp, onnx::ConstantOfShapeOp,
-          onnx::ShapeOp, onnx::CastOp, onnx::ReshapeOp, onnx::SqueezeOp,
-          onnx::UnsqueezeOp, onnx::TransposeOp, onnx::SliceOp, onnx::ConcatOp,
-          onnx::SplitOp, onnx::GatherOp, onnx::ExpandOp, onnx::MatMulOp,
-          onnx::GemmOp, onnx::ClipOp, onnx::IdentityOp, onnx::SoftmaxOp,
-          onnx::LogSoftmaxOp>(op) ||
-      onnx::isElementwise(op);
+  bool supported = isa<onnx::InitializerOp>(op) ||
+                   (isa<onnx::ONNXDialect>(op->getDialect()) &&
+                    isLoweredTyped(op->getName()));
   if (auto node = dyn_cast<onnx::NodeOp>(op))
     supported = isSupportedGenericNode(node);
   if (!supported)
@@ -2669,4 +2687,11 @@ struct ConvertONNXToLinalgPass
 
 LogicalResult lstm_opt::lowerONNXToLinalg(func::FuncOp func) {
   return FunctionLowering(func).run();
+}
+
+bool lstm_opt::isLoweredToLinalg(MLIRContext *ctx, StringRef opType) {
+  ctx->getOrLoadDialect<onnx::ONNXDialect>();
+  if (auto typed = RegisteredOperationName::lookup(("onnx." + opType).str(), ctx))
+    return isLoweredTyped(*typed);
+  return isLoweredGenericType(opType, 0, /*anyArity=*/true);
 }

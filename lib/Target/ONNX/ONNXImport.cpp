@@ -51,6 +51,14 @@ ONNXFileFormat lstm_opt::getONNXFileFormat(StringRef path) {
   return ext == ".onnxtext" ? ONNXFileFormat::Text : ONNXFileFormat::Binary;
 }
 
+std::vector<std::pair<std::string, int>> lstm_opt::listONNXOperators() {
+  std::vector<std::pair<std::string, int>> out;
+  for (const proto::OperatorSchema &s : proto::listOperators(""))
+    if (!s.deprecated)
+      out.emplace_back(s.name, s.sinceVersion);
+  return out;
+}
+
 bool lstm_opt::isONNXFile(StringRef path) {
   StringRef ext = llvm::sys::path::extension(path);
   return ext == ".onnx" || ext == ".onnxtext" || ext == ".pb";

@@ -13,6 +13,7 @@
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
 
+#include <algorithm>
 #include <climits>
 #include <sstream>
 
@@ -72,6 +73,23 @@ int proto::maxKnownOpset(const std::string &domain) {
 }
 
 int64_t proto::maxKnownIrVersion() { return ::onnx::Version::IR_VERSION; }
+
+std::vector<proto::OperatorSchema>
+proto::listOperators(const std::string &domain) {
+  std::vector<OperatorSchema> out;
+  try {
+    for (const ::onnx::OpSchema &s : ::onnx::OpSchemaRegistry::get_all_schemas())
+      if (s.domain() == domain)
+        out.push_back({s.Name(), s.SinceVersion(), s.Deprecated()});
+  } catch (const std::exception &) {
+    out.clear();
+  }
+  std::sort(out.begin(), out.end(),
+            [](const OperatorSchema &a, const OperatorSchema &b) {
+              return a.name < b.name;
+            });
+  return out;
+}
 
 proto::InputRules proto::getInputRules(const std::string &opType,
                                        const std::string &domain, int opset) {

@@ -37,6 +37,15 @@ int maxKnownOpset(const std::string &domain);
 /// The newest ONNX IR version this libonnx reads and checks.
 int64_t maxKnownIrVersion();
 
+/// An operator of this libonnx's schema registry, at its newest version.
+struct OperatorSchema {
+  std::string name;
+  int sinceVersion = 0;
+  bool deprecated = false;
+};
+/// Every operator of `domain` ("" for the default one), sorted by name.
+std::vector<OperatorSchema> listOperators(const std::string &domain);
+
 /// What the operator schema says about a node's inputs.
 struct InputRules {
   bool known = false;      ///< A schema exists for this op/domain/opset.

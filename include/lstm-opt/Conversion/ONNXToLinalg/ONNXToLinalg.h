@@ -26,6 +26,11 @@ namespace lstm_opt {
 /// op may see a more static operand type than it had).
 mlir::LogicalResult lowerONNXToLinalg(mlir::func::FuncOp func);
 
+/// Whether lowerONNXToLinalg lowers the ONNX operator `opType` of the
+/// default domain (for some of its arities and attributes; the operator
+/// table of docs/generated/Operators.md).
+bool isLoweredToLinalg(mlir::MLIRContext *ctx, llvm::StringRef opType);
+
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_ONNXTOLINALG_ONNXTOLINALG_H

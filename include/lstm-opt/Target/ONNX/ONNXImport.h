@@ -42,6 +42,11 @@ ONNXFileFormat getONNXFileFormat(llvm::StringRef path);
 /// True if `path` names an ONNX model (.onnx, .onnxtext, .pb).
 bool isONNXFile(llvm::StringRef path);
 
+/// The operators of ONNX's default domain this build's ONNX library knows,
+/// sorted by name: (name, the opset of its newest version), deprecated ones
+/// left out.
+std::vector<std::pair<std::string, int>> listONNXOperators();
+
 /// Imports the model at `path`. External data is resolved next to it.
 mlir::OwningOpRef<mlir::ModuleOp>
 importONNXFile(llvm::StringRef path, mlir::MLIRContext *context,
