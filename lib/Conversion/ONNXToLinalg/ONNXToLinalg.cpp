@@ -44,6 +44,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 
 #include <limits>
 #include "llvm/ADT/DenseSet.h"
@@ -278,8 +279,10 @@ private:
   FailureOr<Results> lowerNaryElementwise(onnx::NodeOp op);
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
+  FailureOr<Results> lowerBatchNorm(onnx::NodeOp op);
   FailureOr<Results> lowerReverseSequence(onnx::NodeOp op);
-  FailureOr<Results> lowerMaxPool(onnx::NodeOp op);
+  /// MaxPool, or with `average` AveragePool.
+  FailureOr<Results> lowerPool(onnx::NodeOp op, bool average);
   FailureOr<Results> lowerRange(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
@@ -1417,9 +1420,11 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 2);
   if (type == "LayerNormalization") // Y only: Mean and InvStdDev unused
     return arity(n == 2 || n == 3);
+  if (type == "BatchNormalization") // inference: Y only
+    return arity(n == 5);
   if (type == "ReverseSequence")
     return arity(n == 2);
-  if (type == "MaxPool") // Y only: no Indices output
+  if (type == "MaxPool" || type == "AveragePool") // Y only: no Indices output
     return arity(n == 1);
   if (type == "Range")
     return arity(n == 3);
@@ -2182,6 +2187,50 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
 /// LayerNormalization (opset 17), Y only: over the dimensions from `axis`
 /// on, Y = (X - mean) / sqrt(var + epsilon) * Scale + B, with the mean and
 /// the (biased) variance computed in two passes, in f32 (stash_type 1).
+/// BatchNormalization for inference (training_mode 0, Y only):
+/// Y = (X - mean) / sqrt(var + epsilon) * scale + B per channel (axis 1 of
+/// X [N, C, ...]), one linalg.generic.
+FailureOr<Results> FunctionLowering::lowerBatchNorm(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0];
+  Type elemType = elementTypeOf(x);
+  if (!isa<FloatType>(elemType))
+    return error(op) << "only float inputs are supported, not " << elemType;
+  if (intAttr(op, "training_mode", 0) != 0)
+    return error(op) << "training_mode 1 is not supported (inference only)";
+  ArrayRef<int64_t> xs = shapeOf(x);
+  if (xs.size() < 2)
+    return error(op) << "X must be [N, C, ...]";
+  for (unsigned i = 1; i < 5; ++i) {
+    ArrayRef<int64_t> s = shapeOf(ins[i]);
+    if (s.size() != 1 || s[0] != xs[1] || elementTypeOf(ins[i]) != elemType)
+      return error(op) << "scale, B, mean and var must be [C] of X's type";
+  }
+  double epsilon = 1e-5;
+  if (auto attrs = op.getAttrs())
+    if (auto e = attrs->getAs<FloatAttr>("epsilon"))
+      epsilon = e.getValueAsDouble();
+  int64_t rank = xs.size();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap chan = AffineMap::get(rank, 0, {b.getAffineDimExpr(1)}, ctx);
+  Value out = empty(loc, xs, elemType);
+  auto bn = linalg::GenericOp::create(
+      b, loc, TypeRange{out.getType()},
+      ValueRange{x, ins[1], ins[2], ins[3], ins[4]}, ValueRange{out},
+      ArrayRef<AffineMap>{id, chan, chan, chan, chan, id},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        ImplicitLocOpBuilder ib(nloc, nb);
+        Value eps = createScalar(ib, nloc, elemType, epsilon);
+        Value sd = math::SqrtOp::create(ib, arith::AddFOp::create(ib, a[4], eps));
+        Value norm = arith::DivFOp::create(ib, arith::SubFOp::create(ib, a[0], a[3]), sd);
+        Value y = arith::AddFOp::create(ib, arith::MulFOp::create(ib, norm, a[1]), a[2]);
+        linalg::YieldOp::create(ib, y);
+      });
+  return Results{bn.getResult(0)};
+}
+
 FailureOr<Results> FunctionLowering::lowerLayerNorm(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
@@ -2341,7 +2390,11 @@ FailureOr<Results> FunctionLowering::lowerReverseSequence(onnx::NodeOp op) {
 /// linalg.generic over (n, c, o..., k...) taking the maximum of
 /// x[n, c, o*stride + k*dilation]; the kernel loops get their extent from
 /// an unused kernel-shaped operand (as upstream's pooling ops do).
-FailureOr<Results> FunctionLowering::lowerMaxPool(onnx::NodeOp op) {
+/// AveragePool: padded with zeros, the generic sums the window and counts
+/// the positions it divides by (from linalg.index: inside the input, or with
+/// count_include_pad inside the input and its explicit pads, as ONNX Runtime
+/// counts them; never the tail ceil_mode adds), then one division.
+FailureOr<Results> FunctionLowering::lowerPool(onnx::NodeOp op, bool average) {
   Location loc = op.getLoc();
   Value x = op.getInputs()[0];
   Type elemType = elementTypeOf(x);
@@ -2353,8 +2406,9 @@ FailureOr<Results> FunctionLowering::lowerMaxPool(onnx::NodeOp op) {
   if (rank < 3 || (int64_t)kernel.size() != sp)
     return error(op) << "the input must be [N, C, spatial...] and "
                         "kernel_shape give one size per spatial dimension";
-  if (intAttr(op, "storage_order", 0) != 0)
+  if (!average && intAttr(op, "storage_order", 0) != 0)
     return error(op) << "storage_order 1 is not supported";
+  bool includePad = average && intAttr(op, "count_include_pad", 0) != 0;
   SmallVector<int64_t> strides = intsAttr(op, "strides", SmallVector<int64_t>(sp, 1));
   SmallVector<int64_t> dil = intsAttr(op, "dilations", SmallVector<int64_t>(sp, 1));
   SmallVector<int64_t> pads = intsAttr(op, "pads", SmallVector<int64_t>(2 * sp, 0));
@@ -2379,11 +2433,14 @@ FailureOr<Results> FunctionLowering::lowerMaxPool(onnx::NodeOp op) {
     high[2 + i] = std::max(pads[i + sp], needed - in - pads[i]);
     paddedShape[2 + i] = in + low[2 + i] + high[2 + i];
   }
-  Value lowest = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(elemType,
-                             APFloat::getInf(
-                                 cast<FloatType>(elemType).getFloatSemantics(),
-                                 /*Negative=*/true)));
+  Value lowest =
+      average ? createScalar(b, loc, elemType, 0)
+              : arith::ConstantOp::create(
+                    b, loc,
+                    b.getFloatAttr(elemType,
+                                   APFloat::getInf(cast<FloatType>(elemType)
+                                                       .getFloatSemantics(),
+                                                   /*Negative=*/true)));
   Value xp = x;
   if (llvm::any_of(low, [](int64_t v) { return v; }) ||
       llvm::any_of(high, [](int64_t v) { return v; }))
@@ -2408,6 +2465,54 @@ FailureOr<Results> FunctionLowering::lowerMaxPool(onnx::NodeOp op) {
                                  AffineMap::get(loops, 0, oExprs, ctx)};
   SmallVector<utils::IteratorType> iterators(2 + sp, utils::IteratorType::parallel);
   iterators.append(sp, utils::IteratorType::reduction);
+  if (average) {
+    // Sum and count in one generic, then sum / count.
+    Value count = filled(loc, outShape, elemType, lowest);
+    maps.push_back(AffineMap::get(loops, 0, oExprs, ctx));
+    auto pool = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType(), count.getType()},
+        ValueRange{xp, window}, ValueRange{init, count}, maps, iterators,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          ImplicitLocOpBuilder ib(nloc, nb);
+          Value inside = arith::ConstantIntOp::create(ib, 1, 1);
+          for (int64_t i = 0; i < sp; ++i) {
+            // The padded position read: o * stride + k * dilation.
+            Value o = linalg::IndexOp::create(ib, 2 + i);
+            Value k = linalg::IndexOp::create(ib, 2 + sp + i);
+            Value pos = arith::AddIOp::create(
+                ib, arith::MulIOp::create(ib, o, arith::ConstantIndexOp::create(ib, strides[i])),
+                arith::MulIOp::create(ib, k, arith::ConstantIndexOp::create(ib, dil[i])));
+            int64_t lo = includePad ? 0 : pads[i];
+            int64_t hi = includePad ? xs[2 + i] + pads[i] + pads[i + sp]
+                                    : pads[i] + xs[2 + i];
+            Value ge = arith::CmpIOp::create(ib, arith::CmpIPredicate::sge, pos,
+                                             arith::ConstantIndexOp::create(ib, lo));
+            Value lt = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, pos,
+                                             arith::ConstantIndexOp::create(ib, hi));
+            inside = arith::AndIOp::create(ib, inside, arith::AndIOp::create(ib, ge, lt));
+          }
+          Value one = createScalar(ib, nloc, elemType, 1);
+          Value zero = createScalar(ib, nloc, elemType, 0);
+          Value n = arith::AddFOp::create(
+              ib, args[3], arith::SelectOp::create(ib, inside, one, zero));
+          Value s = arith::AddFOp::create(ib, args[2], args[0]);
+          linalg::YieldOp::create(ib, ValueRange{s, n});
+        });
+    Value out = empty(loc, outShape, elemType);
+    AffineMap id = AffineMap::getMultiDimIdentityMap(outShape.size(), ctx);
+    auto div = linalg::GenericOp::create(
+        b, loc, TypeRange{out.getType()},
+        ValueRange{pool.getResult(0), pool.getResult(1)}, ValueRange{out},
+        ArrayRef<AffineMap>{id, id, id},
+        SmallVector<utils::IteratorType>(outShape.size(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, nloc,
+              arith::DivFOp::create(nb, nloc, args[0], args[1]).getResult());
+        });
+    return Results{div.getResult(0)};
+  }
   auto pool = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{xp, window},
       ValueRange{init}, maps, iterators,
@@ -2516,10 +2621,12 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerCumSum(node);
         if (type == "LayerNormalization")
           return lowerLayerNorm(node);
+        if (type == "BatchNormalization")
+          return lowerBatchNorm(node);
         if (type == "ReverseSequence")
           return lowerReverseSequence(node);
-        if (type == "MaxPool")
-          return lowerMaxPool(node);
+        if (type == "MaxPool" || type == "AveragePool")
+          return lowerPool(node, type == "AveragePool");
         if (type == "Range")
           return lowerRange(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||

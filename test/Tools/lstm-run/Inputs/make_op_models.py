@@ -93,6 +93,46 @@ save("maxpool_1d_same", [
                      auto_pad="SAME_UPPER", name="pool")],
     [f32("x", [2, 4, 11])], [f32("y", [2, 4, 6])], [])
 
+# AveragePool: 2-D 2x2 stride 2; pads and ceil_mode, dividing by the
+# positions inside the input (count_include_pad 0) and inside input and pads
+# (1); 1-D with SAME_UPPER; dilations (opset 19).
+save("avgpool_2x2", [
+    helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2],
+                     strides=[2, 2], name="pool")],
+    [f32("x", [1, 3, 8, 6])], [f32("y", [1, 3, 4, 3])], [])
+save("avgpool_pads_ceil", [
+    helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 2],
+                     strides=[2, 3], pads=[1, 0, 1, 1], ceil_mode=1, name="pool")],
+    [f32("x", [2, 2, 9, 10])], [f32("y", [2, 2, 5, 4])], [])
+save("avgpool_pads_include", [
+    helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+                     strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1,
+                     name="pool")],
+    [f32("x", [2, 2, 9, 10])], [f32("y", [2, 2, 5, 5])], [])
+save("avgpool_1d_same", [
+    helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3], strides=[2],
+                     auto_pad="SAME_UPPER", name="pool")],
+    [f32("x", [2, 4, 11])], [f32("y", [2, 4, 6])], [])
+save("avgpool_dilated", [
+    helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2],
+                     dilations=[2, 1], pads=[1, 0, 0, 1], name="pool")],
+    [f32("x", [1, 2, 7, 5])], [f32("y", [1, 2, 6, 5])], [], opset=19)
+
+# BatchNormalization for inference: a CRNN's convolution stack (4-D) and a
+# 1-D feature sequence (3-D), custom epsilon.
+save("batchnorm_4d", [
+    helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                     name="bn")],
+    [f32("x", [2, 3, 5, 4])], [f32("y", [2, 3, 5, 4])],
+    [const("s", rng.standard_normal(3)), const("b", rng.standard_normal(3)),
+     const("m", rng.standard_normal(3)), const("v", rng.uniform(0.5, 2.0, 3))])
+save("batchnorm_3d_eps", [
+    helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"],
+                     epsilon=1e-3, name="bn")],
+    [f32("x", [2, 6, 7])], [f32("y", [2, 6, 7])],
+    [const("s", rng.standard_normal(6)), const("b", rng.standard_normal(6)),
+     const("m", rng.standard_normal(6)), const("v", rng.uniform(0.01, 2.0, 6))])
+
 # Range with constant bounds (positions for an attention or a Gather), int64
 # and float32 (repeated addition, as ONNX Runtime computes it).
 save("range_int", [
