@@ -992,7 +992,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                               }, streamsDown() ? down : Value(), hScale(rowIdx));
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
-            auto [t, active] = rowTime(tb, bi);
+            Value t, active; // (a lambda does not capture structured bindings)
+            std::tie(t, active) = rowTime(tb, bi);
             auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], t, bi, g, jb); };
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew;

@@ -173,8 +173,9 @@ struct StackLayers : public rnn::impl::RNNStackLayersPassBase<StackLayers> {
     stackOp->setAttr("rnn.source_nodes", b.getI64IntegerAttr(srcNodes));
     stackOp->setAttr("rnn.source_gemms", b.getI64IntegerAttr(srcGemms));
     top.getY().replaceAllUsesWith(stackOp.getY());
-    for (auto [k, opc] : llvm::enumerate(layers)) {
+    for (auto [index, opc] : llvm::enumerate(layers)) {
       rnn::SequenceOp op = opc;
+      int64_t k = index; // (a lambda does not capture structured bindings)
       auto slice = [&](Value old, Value joint) {
         if (old && !old.use_empty())
           old.replaceAllUsesWith(
