@@ -665,9 +665,12 @@ void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
       onErase(op);
       op->erase();
     }
+    // (An op pushed here may have been erased later in the same sweep.)
+    auto erased = [&](Operation *op) { return erasedOps.contains(op); };
+    llvm::erase_if(next, erased);
     if (next.empty())
       return;
-    llvm::erase_if(work, [&](Operation *op) { return erasedOps.contains(op); });
+    llvm::erase_if(work, erased);
     work.append(next.begin(), next.end());
   }
 }
