@@ -1424,7 +1424,8 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 5);
   if (type == "ReverseSequence")
     return arity(n == 2);
-  if (type == "MaxPool" || type == "AveragePool") // Y only: no Indices output
+  if (type == "MaxPool" || type == "AveragePool" || type == "GlobalMaxPool" ||
+      type == "GlobalAveragePool") // Y only: no Indices output
     return arity(n == 1);
   if (type == "Range")
     return arity(n == 3);
@@ -2390,6 +2391,8 @@ FailureOr<Results> FunctionLowering::lowerReverseSequence(onnx::NodeOp op) {
 /// linalg.generic over (n, c, o..., k...) taking the maximum of
 /// x[n, c, o*stride + k*dilation]; the kernel loops get their extent from
 /// an unused kernel-shaped operand (as upstream's pooling ops do).
+/// GlobalMaxPool and GlobalAveragePool are the same with one window over
+/// all spatial dimensions.
 /// AveragePool: padded with zeros, the generic sums the window and counts
 /// the positions it divides by (from linalg.index: inside the input, or with
 /// count_include_pad inside the input and its explicit pads, as ONNX Runtime
@@ -2402,7 +2405,12 @@ FailureOr<Results> FunctionLowering::lowerPool(onnx::NodeOp op, bool average) {
     return error(op) << "only float inputs are supported, not " << elemType;
   ArrayRef<int64_t> xs = shapeOf(x);
   int64_t rank = xs.size(), sp = rank - 2;
-  SmallVector<int64_t> kernel = intsAttr(op, "kernel_shape");
+  // GlobalMaxPool / GlobalAveragePool: one window over every spatial
+  // dimension (their attributes do not exist, so the defaults below hold).
+  bool global = op.getOpType().starts_with("Global");
+  SmallVector<int64_t> kernel =
+      global && rank >= 3 ? SmallVector<int64_t>(xs.drop_front(2))
+                          : intsAttr(op, "kernel_shape");
   if (rank < 3 || (int64_t)kernel.size() != sp)
     return error(op) << "the input must be [N, C, spatial...] and "
                         "kernel_shape give one size per spatial dimension";
@@ -2625,8 +2633,9 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerBatchNorm(node);
         if (type == "ReverseSequence")
           return lowerReverseSequence(node);
-        if (type == "MaxPool" || type == "AveragePool")
-          return lowerPool(node, type == "AveragePool");
+        if (type == "MaxPool" || type == "AveragePool" ||
+            type == "GlobalMaxPool" || type == "GlobalAveragePool")
+          return lowerPool(node, type.ends_with("AveragePool"));
         if (type == "Range")
           return lowerRange(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||

@@ -118,6 +118,14 @@ save("avgpool_dilated", [
                      dilations=[2, 1], pads=[1, 0, 0, 1], name="pool")],
     [f32("x", [1, 2, 7, 5])], [f32("y", [1, 2, 6, 5])], [], opset=19)
 
+# GlobalAveragePool and GlobalMaxPool (a classifier head): 2-D and 1-D.
+save("global_avgpool_2d", [
+    helper.make_node("GlobalAveragePool", ["x"], ["y"], name="pool")],
+    [f32("x", [2, 3, 5, 7])], [f32("y", [2, 3, 1, 1])], [])
+save("global_maxpool_1d", [
+    helper.make_node("GlobalMaxPool", ["x"], ["y"], name="pool")],
+    [f32("x", [2, 4, 9])], [f32("y", [2, 4, 1])], [])
+
 # BatchNormalization for inference: a CRNN's convolution stack (4-D) and a
 # 1-D feature sequence (3-D), custom epsilon.
 save("batchnorm_4d", [
