@@ -280,6 +280,9 @@ private:
   FailureOr<Results> lowerReduceMean(onnx::NodeOp op);
   FailureOr<Results> lowerLayerNorm(onnx::NodeOp op);
   FailureOr<Results> lowerBatchNorm(onnx::NodeOp op);
+  FailureOr<Results> lowerInstanceNorm(onnx::NodeOp op);
+  FailureOr<Results> normalizeFrom(Operation *op, Value x, int64_t axis,
+                                   double epsilon, Value scale, Value bias);
   FailureOr<Results> lowerReverseSequence(onnx::NodeOp op);
   /// MaxPool, or with `average` AveragePool.
   FailureOr<Results> lowerPool(onnx::NodeOp op, bool average);
@@ -1422,6 +1425,8 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 2 || n == 3);
   if (type == "BatchNormalization") // inference: Y only
     return arity(n == 5);
+  if (type == "InstanceNormalization")
+    return arity(n == 3);
   if (type == "ReverseSequence")
     return arity(n == 2);
   if (type == "MaxPool" || type == "AveragePool" || type == "GlobalMaxPool" ||
@@ -2188,6 +2193,35 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
 /// LayerNormalization (opset 17), Y only: over the dimensions from `axis`
 /// on, Y = (X - mean) / sqrt(var + epsilon) * Scale + B, with the mean and
 /// the (biased) variance computed in two passes, in f32 (stash_type 1).
+/// InstanceNormalization: per batch entry and channel of X [N, C, ...], the
+/// normalisation over the spatial dimensions (LayerNormalization from axis
+/// 2), scale and B [C] viewed as [C, 1, ...].
+FailureOr<Results> FunctionLowering::lowerInstanceNorm(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0];
+  Type elemType = elementTypeOf(x);
+  if (!elemType.isF32())
+    return error(op) << "only f32 is supported, not " << elemType;
+  ArrayRef<int64_t> xs = shapeOf(x);
+  if (xs.size() < 3)
+    return error(op) << "X must be [N, C, D1, ...]";
+  Shape channel(xs.size() - 1, 1);
+  channel[0] = xs[1];
+  SmallVector<Value, 2> params;
+  for (unsigned i = 1; i < 3; ++i) {
+    ArrayRef<int64_t> s = shapeOf(ins[i]);
+    if (s.size() != 1 || s[0] != xs[1] || elementTypeOf(ins[i]) != elemType)
+      return error(op) << "scale and B must be [C] of X's type";
+    params.push_back(reshape(loc, ins[i], channel));
+  }
+  double epsilon = 1e-5;
+  if (auto attrs = op.getAttrs())
+    if (auto e = attrs->getAs<FloatAttr>("epsilon"))
+      epsilon = e.getValueAsDouble();
+  return normalizeFrom(op, x, 2, epsilon, params[0], params[1]);
+}
+
 /// BatchNormalization for inference (training_mode 0, Y only):
 /// Y = (X - mean) / sqrt(var + epsilon) * scale + B per channel (axis 1 of
 /// X [N, C, ...]), one linalg.generic.
@@ -2266,10 +2300,24 @@ FailureOr<Results> FunctionLowering::lowerLayerNorm(onnx::NodeOp op) {
   if (auto attrs = op.getAttrs())
     if (auto e = attrs->getAs<FloatAttr>("epsilon"))
       epsilon = e.getValueAsDouble();
+  return normalizeFrom(op, x, *axis, epsilon, scale, bias);
+}
+
+/// (X - mean) / sqrt(var + epsilon) * scale (+ bias), the mean and the
+/// (biased) variance over the dimensions from `axis` on, two passes;
+/// `scale` and `bias` broadcast to X (numpy rules).
+FailureOr<Results> FunctionLowering::normalizeFrom(Operation *op, Value x,
+                                                   int64_t axis, double epsilon,
+                                                   Value scale, Value bias) {
+  Location loc = op->getLoc();
+  Type elemType = elementTypeOf(x);
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  Shape normShape(in.begin() + axis, in.end());
   SmallVector<bool> reduced(rank, false);
   Shape kept, keptOnes;
   for (int64_t d = 0; d < rank; ++d) {
-    reduced[d] = d >= *axis;
+    reduced[d] = d >= axis;
     if (!reduced[d])
       kept.push_back(in[d]);
     keptOnes.push_back(reduced[d] ? 1 : in[d]);
@@ -2631,6 +2679,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerLayerNorm(node);
         if (type == "BatchNormalization")
           return lowerBatchNorm(node);
+        if (type == "InstanceNormalization")
+          return lowerInstanceNorm(node);
         if (type == "ReverseSequence")
           return lowerReverseSequence(node);
         if (type == "MaxPool" || type == "AveragePool" ||

@@ -126,6 +126,18 @@ save("global_maxpool_1d", [
     helper.make_node("GlobalMaxPool", ["x"], ["y"], name="pool")],
     [f32("x", [2, 4, 9])], [f32("y", [2, 4, 1])], [])
 
+# InstanceNormalization (a vocoder's or a style network's): 4-D, and 3-D with
+# a custom epsilon.
+save("instancenorm_4d", [
+    helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"], name="in")],
+    [f32("x", [2, 3, 5, 4])], [f32("y", [2, 3, 5, 4])],
+    [const("s", rng.standard_normal(3)), const("b", rng.standard_normal(3))])
+save("instancenorm_3d_eps", [
+    helper.make_node("InstanceNormalization", ["x", "s", "b"], ["y"],
+                     epsilon=1e-3, name="in")],
+    [f32("x", [2, 6, 7])], [f32("y", [2, 6, 7])],
+    [const("s", rng.standard_normal(6)), const("b", rng.standard_normal(6))])
+
 # BatchNormalization for inference: a CRNN's convolution stack (4-D) and a
 # 1-D feature sequence (3-D), custom epsilon.
 save("batchnorm_4d", [
