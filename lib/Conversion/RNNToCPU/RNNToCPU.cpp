@@ -1345,13 +1345,12 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
       !xt.getElementType().isF32())
     return fail("needs a static f32 [T, B, I] input; specialise the input "
                 "shapes first (lstm-run does)");
-  auto w = onnx::getConstantF32(in.w), r = onnx::getConstantF32(in.r),
-       bw = onnx::getConstantF32(in.bw), br = onnx::getConstantF32(in.br);
-  if (!w || !r || !bw || !br)
-    return fail("needs constant f32 weights");
-  std::optional<onnx::F32Tensor> peephole;
-  if (in.peephole && !(peephole = onnx::getConstantF32(in.peephole)))
-    return fail("needs constant f32 peephole weights");
+  auto consts = rnn::readLayerConstants(in, fail);
+  if (failed(consts))
+    return failure();
+  const onnx::F32Tensor *w = &consts->w, *r = &consts->r, *bw = &consts->bw,
+                        *br = &consts->br;
+  const std::optional<onnx::F32Tensor> &peephole = consts->peephole;
   LayerSpec s;
   if (failed(rnn::describeLayer(op, "convert-rnn-to-cpu", xt, w->shape[2],
                                 (bool)in.h0, (bool)in.c0, s)))
@@ -1374,7 +1373,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
 
   // A layer's own precision (`lstm_opt.precision`) overrides the pass's.
   KernelParams lp = kp;
-  if (auto p = op->template getAttrOfType<StringAttr>(kPrecisionAttr)) {
+  if (auto p = op->template getAttrOfType<StringAttr>(rnn::kPrecisionAttr)) {
     if (p.getValue() != "f32" && p.getValue() != "bf16" &&
         p.getValue() != "int8")
       return fail("lstm_opt.precision must be \"f32\", \"bf16\" or \"int8\", "

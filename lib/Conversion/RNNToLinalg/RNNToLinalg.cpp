@@ -190,14 +190,13 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
       !xt.getElementType().isF32())
     return fail("needs a static f32 [T, B, I] input; specialise the input "
                 "shapes first");
-  auto w = od::getConstantF32(in.w), r = od::getConstantF32(in.r),
-       bw = od::getConstantF32(in.bw), br = od::getConstantF32(in.br);
-  if (!w || !r || !bw || !br)
-    return fail("needs constant f32 weights");
-  std::optional<od::F32Tensor> peephole;
-  if (in.peephole && !(peephole = od::getConstantF32(in.peephole)))
-    return fail("needs constant f32 peephole weights");
-  if (auto p = op->template getAttrOfType<StringAttr>("lstm_opt.precision"))
+  auto consts = rnn::readLayerConstants(in, fail);
+  if (failed(consts))
+    return failure();
+  const od::F32Tensor *w = &consts->w, *r = &consts->r, *bw = &consts->bw,
+                      *br = &consts->br;
+  const std::optional<od::F32Tensor> &peephole = consts->peephole;
+  if (auto p = op->template getAttrOfType<StringAttr>(rnn::kPrecisionAttr))
     if (p.getValue() != "f32")
       return fail("lowers f32 layers only; this layer asks for precision " +
                   p.getValue());

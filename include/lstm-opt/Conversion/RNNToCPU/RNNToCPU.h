@@ -31,10 +31,6 @@ namespace lstm_opt {
 /// backend caps the team size it sets at it.
 inline constexpr llvm::StringLiteral kTeamMaxThreadsAttr = "lstm_opt.max_threads";
 
-/// A layer's precision ("f32", "bf16" or "int8"), on its rnn.sequence or
-/// rnn.recurrence: overrides convert-rnn-to-cpu's `precision` option.
-inline constexpr llvm::StringLiteral kPrecisionAttr = "lstm_opt.precision";
-
 } // namespace lstm_opt
 
 #endif // LSTM_OPT_CONVERSION_RNNTOCPU_RNNTOCPU_H

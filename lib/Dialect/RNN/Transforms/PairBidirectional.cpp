@@ -30,7 +30,7 @@ bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
   return rnn::haveSameCell(a, b) && (bool)a.getH0() == (bool)b.getH0() &&
          (bool)a.getC0() == (bool)b.getC0() &&
          (bool)a.getPeephole() == (bool)b.getPeephole() &&
-         a->getAttr("lstm_opt.precision") == b->getAttr("lstm_opt.precision") &&
+         a->getAttr(rnn::kPrecisionAttr) == b->getAttr(rnn::kPrecisionAttr) &&
          a.getY().getType() == b.getY().getType();
 }
 
@@ -161,8 +161,8 @@ struct PairBidirectional
         srcGemms += a.getInt();
     }
     bi->setAttr("rnn.source_nodes", b.getI64IntegerAttr(srcNodes));
-    if (Attribute p = f->getAttr("lstm_opt.precision"))
-      bi->setAttr("lstm_opt.precision", p);
+    if (Attribute p = f->getAttr(rnn::kPrecisionAttr))
+      bi->setAttr(rnn::kPrecisionAttr, p);
     bi->setAttr("rnn.source_gemms", b.getI64IntegerAttr(srcGemms));
     // Old results: slice d of the joint ones (Y on axis 1, states on axis 0).
     auto replace = [&](Value old, Value joint, int64_t axis, int64_t d) {

@@ -1799,7 +1799,7 @@ void CellRecognizer::importLayer(Operation *op) {
   // lstm_opt.precision; its weights are requantized per gate row from
   // their exact f32 values).
   if (isa<od::NodeOp>(op) && quantizedPrecision != "f32")
-    seq->setAttr("lstm_opt.precision", b.getStringAttr(quantizedPrecision));
+    seq->setAttr(rnn::kPrecisionAttr, b.getStringAttr(quantizedPrecision));
   // Results back in the op's layout and types.
   auto replace = [&](Value old, Value now, ArrayRef<int64_t> perm) {
     if (isa<NoneType>(old.getType()) || old.use_empty())
@@ -1945,7 +1945,7 @@ void CellRecognizer::markQuantized(Operation *cell,
                                    ArrayRef<const LinearForm *> forms) {
   if (quantizedPrecision != "f32" &&
       llvm::any_of(forms, [](const LinearForm *f) { return f->quantized; }))
-    cell->setAttr("lstm_opt.precision",
+    cell->setAttr(rnn::kPrecisionAttr,
                   StringAttr::get(cell->getContext(), quantizedPrecision));
 }
 

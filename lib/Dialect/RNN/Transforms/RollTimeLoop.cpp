@@ -228,10 +228,6 @@ private:
   Operation *op = nullptr;
 };
 
-/// The precision a cell read through quantized MatMuls asks for
-/// (rnn-recognize-cells); a layer keeps it.
-constexpr llvm::StringLiteral kPrecision = "lstm_opt.precision";
-
 class Roller {
 public:
   explicit Roller(func::FuncOp func)
@@ -248,7 +244,7 @@ private:
            a.inputForget() == b.inputForget() && sameActivations(a, b);
   }
   bool sameActivations(Cell a, Cell b) {
-    return a->getAttr(kPrecision) == b->getAttr(kPrecision) &&
+    return a->getAttr(rnn::kPrecisionAttr) == b->getAttr(rnn::kPrecisionAttr) &&
            a.getActivationsAttr() == b.getActivationsAttr() &&
            a.getActivationAlphaAttr() == b.getActivationAlphaAttr() &&
            a.getActivationBetaAttr() == b.getActivationBetaAttr() &&
@@ -468,8 +464,8 @@ void Roller::rollChain(SmallVector<Cell> chain) {
       h0, c0, Value(), P, ref.getActivationsAttr(),
       ref.getActivationAlphaAttr(), ref.getActivationBetaAttr(),
       ref.getClipAttr(), ref.inputForget() ? b.getUnitAttr() : nullptr);
-  if (Attribute p = ref->getAttr(kPrecision))
-    seq->setAttr(kPrecision, p);
+  if (Attribute p = ref->getAttr(rnn::kPrecisionAttr))
+    seq->setAttr(rnn::kPrecisionAttr, p);
 
   // Outputs. Y as [T, B, H] in time order.
   Value yTBH;

@@ -33,7 +33,7 @@ bool compatible(rnn::SequenceOp a, rnn::SequenceOp b) {
          // rnn.stack (cuDNN's multi-layer call) has no LSTM variants.
          !a.getPeephole() && !b.getPeephole() && !a.getInputForget() &&
          // Nor a precision of its own (a layer's lstm_opt.precision).
-         !a->hasAttr("lstm_opt.precision") && !b->hasAttr("lstm_opt.precision");
+         !a->hasAttr(rnn::kPrecisionAttr) && !b->hasAttr(rnn::kPrecisionAttr);
 }
 
 /// The layer that reads `s`'s Y as its whole input, if that is all Y feeds.

@@ -340,6 +340,24 @@ double rnn::simulatedPrecisionError(const LayerShape &s, LowPrecision p,
   return scale > 0 ? diff / scale : diff;
 }
 
+FailureOr<LayerConstants> rnn::readLayerConstants(
+    const LayerOperands &in,
+    function_ref<InFlightDiagnostic(const Twine &)> fail) {
+  auto w = onnx::getConstantF32(in.w), r = onnx::getConstantF32(in.r),
+       bw = onnx::getConstantF32(in.bw), br = onnx::getConstantF32(in.br);
+  if (!w || !r || !bw || !br) {
+    fail("needs constant f32 weights");
+    return failure();
+  }
+  LayerConstants k{std::move(*w), std::move(*r), std::move(*bw),
+                   std::move(*br), std::nullopt};
+  if (in.peephole && !(k.peephole = onnx::getConstantF32(in.peephole))) {
+    fail("needs constant f32 peephole weights");
+    return failure();
+  }
+  return k;
+}
+
 LogicalResult rnn::forEachLayer(
     ModuleOp module, StringRef pass,
     function_ref<LogicalResult(Operation *, const LayerOperands &)> lower) {

@@ -32,6 +32,12 @@ int64_t getNumActivations(CellKind kind);
 /// sequence lengths.
 bool haveSameCell(SequenceOp a, SequenceOp b);
 
+/// A layer's (or a cell's) own precision ("f32", "bf16" or "int8"): what
+/// the model asks for (a quantized layer, rnn-recognize-cells) or the user
+/// sets; it overrides convert-rnn-to-cpu's `precision` option and is kept
+/// when cells are rolled and layers paired.
+inline constexpr llvm::StringLiteral kPrecisionAttr = "lstm_opt.precision";
+
 } // namespace lstm_opt::rnn
 
 #endif // LSTM_OPT_DIALECT_RNN_IR_RNNOPS_H

@@ -10,6 +10,7 @@
 #ifndef LSTM_OPT_DIALECT_RNN_UTILS_CELLLOWERING_H
 #define LSTM_OPT_DIALECT_RNN_UTILS_CELLLOWERING_H
 
+#include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/IR/RNNOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -280,6 +281,18 @@ struct LayerOperands {
   /// An LSTM's peephole weights [D, 3*H] (i, f, o), or null.
   mlir::Value peephole;
 };
+
+/// A layer's constant weights, read from its operands (getConstantF32).
+struct LayerConstants {
+  onnx::F32Tensor w, r, bw, br;
+  std::optional<onnx::F32Tensor> peephole; ///< absent: none
+};
+
+/// Reads `in`'s weights, biases and peephole weights; a non-constant one is
+/// an error through `fail` ("needs constant f32 weights").
+mlir::FailureOr<LayerConstants>
+readLayerConstants(const LayerOperands &in,
+                   llvm::function_ref<mlir::InFlightDiagnostic(const llvm::Twine &)> fail);
 
 /// Calls `lower` on every layer of `module` (each rnn.sequence, and each
 /// rnn.recurrence with its projection's operands), in walk order, stopping
