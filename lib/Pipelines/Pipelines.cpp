@@ -226,6 +226,7 @@ void lstm_opt::buildLinalgPipeline(OpPassManager &pm,
     buildRecognitionPipeline(pm, /*importQuantized=*/true, "f32");
   ConvertRNNToLinalgPassOptions layers;
   layers.unrollSteps = options.unrollSteps;
+  layers.ireeDispatch = options.ireeDispatch;
   pm.addPass(createConvertRNNToLinalgPass(layers));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());

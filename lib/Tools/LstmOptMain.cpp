@@ -75,7 +75,9 @@ llvm::cl::opt<std::string> target(
                    "recurrent layers as generated GPU kernels; .ptx/.cubin: "
                    "the kernels alone), linalg (upstream MLIR on tensors: "
                    "linalg, tensor, arith, math, scf; for IREE and other "
-                   "stacks)"),
+                   "stacks), iree (linalg with each recurrence in one IREE "
+                   "flow.dispatch.region, for iree-compile "
+                   "--iree-input-type=none)"),
     llvm::cl::init("onnx"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<int64_t> linalgUnrollSteps(
@@ -499,7 +501,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
                     "library's streams)\n";
     return 1;
   }
-  if (target == "linalg") {
+  if (target == "linalg" || target == "iree") {
+    // --target=iree: IREE's flow ops and attributes, not linked here, are
+    // built and printed as unregistered ones.
+    if (target == "iree")
+      context.allowUnregisteredDialects();
     PassManager lpm(&context, ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(lpm)))
       return 1;
@@ -507,6 +513,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     LinalgPipelineOptions linalgOptions;
     linalgOptions.recognize = !explicitPasses;
     linalgOptions.unrollSteps = linalgUnrollSteps;
+    linalgOptions.ireeDispatch = target == "iree";
     buildLinalgPipeline(lpm, linalgOptions);
     if (failed(lpm.run(*module)))
       return 1;
@@ -653,9 +660,9 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   if (reportKind == "none" && !reportFile.empty())
     reportKind = "text"; // --report-file alone asks for the text report
   if (target != "onnx" && target != "cpu" && target != "cudnn" &&
-      target != "gpu" && target != "linalg") {
+      target != "gpu" && target != "linalg" && target != "iree") {
     llvm::errs() << "lstm-opt: error: unknown --target '" << target
-                 << "' (onnx, cpu, cudnn, gpu, linalg)\n";
+                 << "' (onnx, cpu, cudnn, gpu, linalg, iree)\n";
     return 1;
   }
 
@@ -682,12 +689,16 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
                    << outputPath << "'\n";
       return 1;
     }
-  } else if (target == "linalg") {
+  } else if (target == "linalg" || target == "iree") {
     StringRef ext = llvm::sys::path::extension(outputPath);
     if (outputPath != "-" && ext != ".mlir") {
-      llvm::errs() << "lstm-opt: error: --target=linalg writes .mlir "
-                      "(linalg, tensor, arith, math and scf on tensors), not '"
-                   << outputPath << "'\n";
+      llvm::errs() << "lstm-opt: error: --target=" << target
+                   << " writes .mlir (linalg, tensor, arith, math and scf on "
+                      "tensors"
+                   << (target == "iree" ? ", the recurrences in IREE dispatch "
+                                          "regions"
+                                        : "")
+                   << "), not '" << outputPath << "'\n";
       return 1;
     }
   } else if (target == "gpu") {

@@ -35,6 +35,9 @@ def main():
     ap.add_argument("--iree-compile", required=True)
     ap.add_argument("--workdir", required=True)
     ap.add_argument("--variants", action="store_true")
+    ap.add_argument("--target", default="linalg", choices=["linalg", "iree"],
+                    help="lstm-opt's target: linalg (upstream dialects only) or iree "
+                         "(each recurrence in one flow.dispatch.region)")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -59,14 +62,18 @@ def main():
         for k, v in feeds.items():
             shape = "x".join(map(str, v.shape)) if v.ndim else "scalar"
             shapes.append(f"--input-shape={k}={shape}")
-        p = subprocess.run([a.lstm_opt, path, "--target=linalg", "-o", mlir] + shapes,
+        p = subprocess.run([a.lstm_opt, path, "--target=" + a.target, "-o", mlir] + shapes,
                            capture_output=True, text=True)
         if p.returncode:
-            print(f"FAIL {name}: lstm-opt --target=linalg: {p.stderr.strip()[-400:]}")
+            print(f"FAIL {name}: lstm-opt --target={a.target}: {p.stderr.strip()[-400:]}")
             failed += 1
             continue
         text = open(mlir).read()
         foreign = [d for d in ("onnx.", "rnn.", "memref.", "llvm.") if d in text]
+        if a.target == "linalg" and "flow." in text:
+            foreign.append("flow.")
+        # --target=iree: one dispatch region per direction's time loop.
+        regions = text.count('"flow.dispatch.region"')
         p = subprocess.run([a.iree_compile, mlir, "--iree-input-type=none",
                             "--iree-hal-target-device=local",
                             "--iree-hal-local-target-device-backends=llvm-cpu",
@@ -93,8 +100,9 @@ def main():
                 break
             worst = max(worst, float(np.max(np.abs(got - r)) / max(np.max(np.abs(r)), 1e-30)))
         ok = worst <= TOL and len(outs) == len(ref) and not foreign
-        print(f"{'ok  ' if ok else 'FAIL'} {name}: IREE on lstm-opt's linalg vs ONNX Runtime "
-              f"max rel {worst:.1e}" + (f"; foreign dialects left: {foreign}" if foreign else ""),
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: IREE on lstm-opt's {a.target} vs ONNX Runtime "
+              f"max rel {worst:.1e}" + (f", {regions} dispatch regions" if a.target == "iree" else "")
+              + (f"; foreign dialects left: {foreign}" if foreign else ""),
               flush=True)
         passed += ok
         failed += not ok

@@ -47,6 +47,13 @@ def ConvertRNNToLinalgPass : Pass<"convert-rnn-to-linalg", "mlir::ModuleOp"> {
            "Write the steps of a layer of at most this many steps one after "
            "the other instead of an scf.for (0: always a loop): for stacks "
            "that run a host loop's iterations as separate dispatches">,
+    Option<"ireeDispatch", "iree-dispatch", "bool", /*default=*/"false",
+           "Put each direction's time loop in one IREE `flow.dispatch.region` "
+           "(its states carried in place, its recurrent matmul given an "
+           "undistributed lowering config), so that IREE runs the whole "
+           "recurrence as one dispatch instead of one per step. The module "
+           "then holds IREE's ops and attributes (unregistered here: the "
+           "context must allow unregistered dialects)">,
   ];
 }
 

@@ -61,6 +61,12 @@ struct LinalgPipelineOptions
       llvm::cl::desc("Write a layer of at most this many steps as a straight "
                      "line of steps instead of an scf.for (0: always a loop)"),
       llvm::cl::init(0)};
+  Option<bool> ireeDispatch{
+      *this, "iree-dispatch",
+      llvm::cl::desc("Put each time loop in one IREE flow.dispatch.region "
+                     "(what --target=iree prints; needs unregistered "
+                     "dialects allowed)"),
+      llvm::cl::init(false)};
 };
 void buildLinalgPipeline(mlir::OpPassManager &pm,
                          const LinalgPipelineOptions &options);

@@ -66,13 +66,44 @@ public:
   }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, v); }
 
-  /// a [M, K] x bT [K, N] -> [M, N].
-  Value matmul(Value a, Value bT) {
+  /// a [M, K] x bT [K, N] -> [M, N]; with `recurrent` and an IREE
+  /// dispatch being built, the matmul gets the lowering config that keeps
+  /// it in one workgroup (see ireeRecurrentConfig).
+  Value matmul(Value a, Value bT, bool recurrent = false) {
     auto at = cast<RankedTensorType>(a.getType());
     auto bt = cast<RankedTensorType>(bT.getType());
     Value init = zeros({at.getDimSize(0), bt.getDimSize(1)});
-    return linalg::MatmulOp::create(b, ValueRange{a, bT}, ValueRange{init})
-        .getResult(0);
+    auto mm = linalg::MatmulOp::create(b, ValueRange{a, bT}, ValueRange{init});
+    if (recurrent && ireeDispatch)
+      mm->setAttr("compilation_info",
+                  ireeRecurrentConfig(bt.getDimSize(1)));
+    return mm.getResult(0);
+  }
+
+  /// IREE's `#iree_codegen.compilation_info` for a step's [M, K] x [K, N]
+  /// matmul inside the recurrence's dispatch, as an opaque attribute (the
+  /// IREE dialects are not linked here; IREE parses the text). No
+  /// distribution: the whole dispatch is one workgroup, which the step's
+  /// dependence on the previous one needs (IREE would otherwise split the
+  /// matmul over workgroups inside the sequential loop). Vector tiles of
+  /// [1, n] with the reduction one row of the weights at a time: n / 16
+  /// independent accumulators (16 AVX-512 registers at most). One batch row
+  /// per tile: IREE 3.13 fails to bufferize the loop when the tile covers
+  /// all of a small batch (B = 3 with a [3, n] tile).
+  Attribute ireeRecurrentConfig(int64_t N) {
+    int64_t n = 16;
+    while (n < 256 && n < N)
+      n *= 2;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "compilation_info<lowering_config = #iree_cpu.lowering_config<"
+          "distribution = [0, 0, 0], vector_common_parallel = [1, "
+       << n
+       << ", 0], vector_reduction = [0, 0, 1]>, translation_info = "
+          "#iree_codegen.translation_info<pipeline = "
+          "#iree_cpu.pipeline<DoubleTilingExpert>>>";
+    return OpaqueAttr::get(b.getStringAttr("iree_codegen"), text,
+                           NoneType::get(b.getContext()));
   }
 
   /// src[off0 + 0 .. , off1 ..] of `sizes`, rank-reduced to `resultShape`.
@@ -169,9 +200,88 @@ public:
   ImplicitLocOpBuilder &b;
   const rnn::LayerShape &s;
   Type f32;
+  bool ireeDispatch = false;
 };
 
 /// [rows][cols] -> [cols][rows] of a row-major block.
+/// The time loop of one direction inside an IREE `flow.dispatch.region`
+/// (built as an unregistered op: `"flow.dispatch.region"() ({...}, {})`), so
+/// that IREE compiles the whole recurrence into one dispatch. Written for
+/// IREE's bufferization: the carried states live in one flat tensor
+/// ([h; c], B*H each; a GRU's or RNN's second half unused) created inside
+/// the region and updated with insert_slice, the output sequence too, so
+/// that both bufferize in place into the dispatch's result buffers. A state
+/// carried as a fresh tensor per step would need a new buffer per
+/// iteration, which IREE refuses. The other layouts tried trip IREE 3.13's
+/// reshape propagation (a reshape of the loop's argument hoisted out of the
+/// loop): a [2, B, H] or [2B, H] state, and a flat one whose full-size
+/// slices fold away. Returns h, Y and c (null for GRU/RNN) as the plain
+/// loop does.
+SmallVector<Value> ireeDispatchLoop(
+    ImplicitLocOpBuilder &b, const rnn::LayerShape &s, int64_t T, Value hInit,
+    Value cInit,
+    function_ref<SmallVector<Value>(ImplicitLocOpBuilder &, Value, ValueRange)>
+        stepBody) {
+  const int64_t B = s.B, H = s.H, bh = B * H;
+  const bool lstm = s.isLSTM();
+  LayerBuilder lb(b, s);
+  auto stateType = lb.tensor({2 * bh});
+  auto yType = lb.tensor({T, B, H});
+  auto flat = [&](ImplicitLocOpBuilder &ib, Value v) -> Value {
+    return tensor::CollapseShapeOp::create(
+        ib, RankedTensorType::get({bh}, b.getF32Type()), v,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+  };
+  auto part = [&](ImplicitLocOpBuilder &ib, Value st, int64_t k) -> Value {
+    LayerBuilder L(ib, s);
+    Value v = L.slice(st, {ib.getIndexAttr(k * bh)}, {bh}, {bh});
+    return tensor::ExpandShapeOp::create(ib, L.tensor({B, H}), v,
+                                         ArrayRef<ReassociationIndices>{{0, 1}});
+  };
+  auto store = [&](ImplicitLocOpBuilder &ib, Value st, Value v, int64_t k) {
+    LayerBuilder L(ib, s);
+    return L.insert(flat(ib, v), st, {ib.getIndexAttr(k * bh)}, {bh});
+  };
+
+  OperationState state(b.getLoc(), "flow.dispatch.region");
+  state.addTypes({stateType, yType});
+  // No result dims, no workload: static shapes, IREE's default count.
+  state.addAttribute("operandSegmentSizes", b.getDenseI32ArrayAttr({0, 0}));
+  Region *body = state.addRegion();
+  state.addRegion(); // the workgroup count region, empty
+  Block *block = new Block();
+  body->push_back(block);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(block);
+    Value st = tensor::EmptyOp::create(b, stateType.getShape(), b.getF32Type());
+    st = store(b, st, hInit, 0);
+    if (lstm)
+      st = store(b, st, cInit, 1);
+    Value y0 = tensor::EmptyOp::create(b, yType.getShape(), b.getF32Type());
+    auto loop = scf::ForOp::create(
+        b, lb.index(0), lb.index(T), lb.index(1), ValueRange{st, y0},
+        [&](OpBuilder &ob, Location loc, Value step, ValueRange iter) {
+          ImplicitLocOpBuilder sb(loc, ob);
+          SmallVector<Value> cur = {part(sb, iter[0], 0), iter[1]};
+          if (lstm)
+            cur.push_back(part(sb, iter[0], 1));
+          SmallVector<Value> next = stepBody(sb, step, cur);
+          Value ns = store(sb, iter[0], next[0], 0);
+          if (lstm)
+            ns = store(sb, ns, next[2], 1);
+          scf::YieldOp::create(sb, ValueRange{ns, next[1]});
+        });
+    OperationState ret(b.getLoc(), "flow.return");
+    ret.addOperands(loop.getResults());
+    b.create(ret);
+  }
+  Operation *region = b.create(state);
+  Value finalState = region->getResult(0);
+  return {part(b, finalState, 0), region->getResult(1),
+          lstm ? part(b, finalState, 1) : Value()};
+}
+
 std::vector<float> transposed(ArrayRef<float> m, int64_t rows, int64_t cols) {
   std::vector<float> t(rows * cols);
   for (int64_t i = 0; i < rows; ++i)
@@ -181,7 +291,8 @@ std::vector<float> transposed(ArrayRef<float> m, int64_t rows, int64_t cols) {
 }
 
 template <typename OpTy>
-LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) {
+LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps,
+                         bool ireeDispatch) {
   auto fail = [&](const Twine &why) {
     return op->emitError() << kPass << ": " << why;
   };
@@ -317,6 +428,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
     auto stepBody = [&](ImplicitLocOpBuilder &sb, Value step,
                         ValueRange iter) -> SmallVector<Value> {
           LayerBuilder L(sb, s);
+          L.ireeDispatch = ireeDispatch;
           Value h = iter[0], yAcc = iter[1];
           Value c = s.isLSTM() ? iter[2] : Value();
           // Reverse without lengths walks the steps backwards; with them the
@@ -330,7 +442,7 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
             return L.slice(m, {sb.getIndexAttr(0), sb.getIndexAttr(g * H)},
                            {B, H}, {B, H});
           };
-          Value rh = L.matmul(h, rT);
+          Value rh = L.matmul(h, rT, /*recurrent=*/true);
           SmallVector<Value> rowIns;
           if (*lens)
             rowIns.push_back(*lens);
@@ -410,6 +522,8 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
                     Value rg = act(ib, 0, arith::AddFOp::create(ib, a[0], a[1]));
                     return {arith::MulFOp::create(ib, rg, a[2]).getResult()};
                   });
+              // Untagged: IREE takes one op's config per dispatch and
+              // lowers the other matmul to match.
               rhN = L.matmul(prh[0], rTn);
             } else {
               rhN = gate(rh, 2);
@@ -482,6 +596,11 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps) 
       for (int64_t k = 0; k < T; ++k)
         iter = stepBody(b, lb.index(k), iter);
       finals = iter;
+    } else if (ireeDispatch && T > 1 && B * H > 1) {
+      // (One step needs no loop, one unit no dispatch of its own; IREE 3.13
+      // also rejects the rank-expanding slices MLIR 22 folds their
+      // reshapes into.)
+      finals = ireeDispatchLoop(b, s, T, hInit, cInit, stepBody);
     } else {
       auto loop = scf::ForOp::create(
           b, lb.index(0), lb.index(T), lb.index(1), iterInit,
@@ -542,12 +661,18 @@ struct ConvertRNNToLinalgPass
   using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto lower = [&](Operation *op, const LayerOperands &in) {
+    auto lower = [&](Operation *op, const LayerOperands &in) -> LogicalResult {
+      if (ireeDispatch && !op->getContext()->allowsUnregisteredDialects())
+        return op->emitError()
+               << kPass
+               << ": iree-dispatch writes IREE's flow.dispatch.region, which "
+                  "this context does not know: allow unregistered dialects "
+                  "(--allow-unregistered-dialect)";
       if (auto seq = dyn_cast<rnn::SequenceOp>(op))
-        return lowerLayer(seq, in, unrollSteps);
+        return lowerLayer(seq, in, unrollSteps, ireeDispatch);
       auto rec = cast<rnn::RecurrenceOp>(op);
       Operation *proj = rec.getP().getDefiningOp();
-      if (failed(lowerLayer(rec, in, unrollSteps)))
+      if (failed(lowerLayer(rec, in, unrollSteps, ireeDispatch)))
         return failure();
       if (proj->use_empty())
         proj->erase();

@@ -1,5 +1,37 @@
 // RUN: lstm-opt %s --convert-rnn-to-linalg --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-linalg=unroll-steps=3 --split-input-file | FileCheck %s --check-prefix=UNROLL
+// RUN: lstm-opt %s --convert-rnn-to-linalg=iree-dispatch=true --allow-unregistered-dialect --split-input-file | FileCheck %s --check-prefix=IREE
+
+// iree-dispatch: the time loop inside IREE's flow.dispatch.region (generic
+// form: IREE's dialects are not linked), the states h and c in one flat
+// tensor [h; c] created in the region and updated in place with
+// insert_slice, the output sequence too; the step's matmul with R^T carries
+// IREE's lowering config (no distribution: one workgroup for the whole
+// recurrence). A two-phase GRU's second matmul has none (one per dispatch).
+// IREE-LABEL: func.func @lstm(
+// IREE: %[[R:.*]]:2 = "flow.dispatch.region"() ({
+// IREE:   tensor.empty() : tensor<16xf32>
+// IREE:   scf.for %{{.*}} iter_args(%[[ST:.*]] = %{{.*}}, %[[Y:.*]] = %{{.*}}) -> (tensor<16xf32>, tensor<3x2x4xf32>)
+// IREE:     tensor.extract_slice %[[ST]][0] [8] [1] : tensor<16xf32> to tensor<8xf32>
+// IREE:     tensor.extract_slice %[[ST]][8] [8] [1] : tensor<16xf32> to tensor<8xf32>
+// IREE:     linalg.matmul {compilation_info = #iree_codegen.compilation_info<lowering_config = #iree_cpu.lowering_config<distribution = [0, 0, 0], vector_common_parallel = [1, 16, 0], vector_reduction = [0, 0, 1]>, translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<DoubleTilingExpert>>>}
+// IREE:     tensor.insert_slice %{{.*}} into %[[Y]][%{{.*}}, 0, 0] [1, 2, 4] [1, 1, 1]
+// IREE:     %[[H:.*]] = tensor.insert_slice %{{.*}} into %[[ST]][0] [8] [1]
+// IREE:     tensor.insert_slice %{{.*}} into %[[H]][8] [8] [1]
+// IREE:   "flow.return"(
+// IREE: }, {
+// IREE: }) {operandSegmentSizes = array<i32: 0, 0>} : () -> (tensor<16xf32>, tensor<3x2x4xf32>)
+// IREE: tensor.extract_slice %[[R]]#0[0] [8] [1]
+// IREE: tensor.extract_slice %[[R]]#0[8] [8] [1]
+// IREE-LABEL: func.func @gru_reset_before(
+// IREE: "flow.dispatch.region"
+// IREE:   linalg.matmul {compilation_info
+// IREE:   linalg.matmul ins(
+// IREE: "flow.return"
+// IREE-LABEL: func.func @rnn_reverse_lens(
+// IREE: "flow.dispatch.region"
+// IREE-LABEL: func.func @lstm_peephole_input_forget(
+// IREE: "flow.dispatch.region"
 
 // unroll-steps=3: the 3 steps one after the other, no loop; each step's
 // matmul with R^T and its Y row at a constant time index.
