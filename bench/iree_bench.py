@@ -7,6 +7,8 @@ For each size (an unrolled PyTorch-style LSTM from make_unrolled_lstm.py):
   * IREE on lstm-opt --target=linalg (the time loop as scf.for);
   * IREE on lstm-opt --target=linalg --linalg-unroll-steps=T (the steps
     written one after the other);
+  * IREE on lstm-opt --target=iree (the time loop inside one
+    flow.dispatch.region: the whole recurrence is one dispatch);
   * lstm-run on the same model, 1 thread (the CPU backend).
 Every IREE module is compiled the same way (llvm-cpu, --iree-llvmcpu-target-cpu=host)
 and timed through iree.runtime with the local-sync driver (one thread, no
@@ -96,10 +98,13 @@ def main():
             subprocess.run([os.path.join(VENV_BIN, "iree-import-onnx"), onnx_path, "-o", mlir],
                            check=True, capture_output=True)
             forms[form] = (mlir, [])
-        for form, extra in (("lstm-opt linalg (scf.for)", []),
-                            ("lstm-opt linalg (unrolled)", [f"--linalg-unroll-steps={T}"])):
-            mlir = os.path.join(d, form.split("(")[1][:-1].replace(".", "_") + ".linalg.mlir")
-            subprocess.run([a.lstm_opt, src, "--target=linalg", "-o", mlir] + extra,
+        for form, extra in (("lstm-opt linalg (scf.for)", ["--target=linalg"]),
+                            ("lstm-opt linalg (unrolled)",
+                             ["--target=linalg", f"--linalg-unroll-steps={T}"]),
+                            ("lstm-opt iree (one dispatch)", ["--target=iree"])):
+            mlir = os.path.join(d, form.split("(")[1][:-1].replace(".", "_").replace(" ", "_")
+                                + ".linalg.mlir")
+            subprocess.run([a.lstm_opt, src, "-o", mlir] + extra,
                            check=True, capture_output=True)
             forms[form] = (mlir, ["--iree-input-type=none"])
         res = {"name": name, "T": T, "B": B, "I": I, "H": H, "columns": {}}
