@@ -182,6 +182,9 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createConvertVectorToSCFPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
+  // A subview at a computed offset (ScatterND's slices) leaves its offset as
+  // affine.apply.
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   if (options.threads > 1)
     pm.addPass(createConvertOpenMPToLLVMPass());

@@ -85,6 +85,7 @@ def ConvertONNXToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::linalg::LinalgDialect",
                            "mlir::math::MathDialect",
+                           "mlir::scf::SCFDialect",
                            "mlir::tensor::TensorDialect"];
 }
 

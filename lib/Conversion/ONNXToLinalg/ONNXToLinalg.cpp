@@ -38,6 +38,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -48,6 +49,7 @@
 
 #include <limits>
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -164,6 +166,22 @@ struct SliceDim {
 
 /// Converts scalar `x` of type `from` to `to` (ONNX Cast semantics for
 /// float and signless integer types; bool is i1).
+/// An ONNX index (any integer type) into a dimension of `dim`: a negative
+/// one counts from the end; then clamped to [0, dim), so that a bad index
+/// reads (or writes) an element of the tensor, never outside it.
+Value normalizedIndex(OpBuilder &b, Location loc, Value idx, int64_t dim) {
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), idx);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value size = arith::ConstantIndexOp::create(b, loc, dim);
+  Value last = arith::ConstantIndexOp::create(b, loc, dim - 1);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, i, size);
+  i = arith::SelectOp::create(b, loc, negative, wrapped, i);
+  i = arith::MaxSIOp::create(b, loc, i, zero);
+  return arith::MinSIOp::create(b, loc, i, last);
+}
+
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type from, Type to) {
   if (from == to)
     return x;
@@ -287,6 +305,17 @@ private:
   /// MaxPool, or with `average` AveragePool.
   FailureOr<Results> lowerPool(onnx::NodeOp op, bool average);
   FailureOr<Results> lowerRange(onnx::NodeOp op);
+  /// GatherElements: out[i] = data[i with axis replaced by indices[i]].
+  FailureOr<Results> lowerGatherElements(onnx::NodeOp op);
+  /// ScatterND (reduction none/add/mul/max/min): data with each index
+  /// tuple's slice replaced (or combined) by its update, in order.
+  FailureOr<Results> lowerScatterND(onnx::NodeOp op);
+  /// Einsum with an explicit or implicit output (no ellipsis): one
+  /// linalg.generic, the letters not in the output as reductions.
+  FailureOr<Results> lowerEinsum(onnx::NodeOp op);
+  /// ConvTranspose with explicit pads (or VALID): the gather form, each
+  /// output position summing the input positions and taps that reach it.
+  FailureOr<Results> lowerConvTranspose(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -825,17 +854,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::GatherOp op) {
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{indices}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value i =
-            arith::IndexCastOp::create(nb, nloc, nb.getIndexType(), args[0]);
-        Value zero = arith::ConstantIndexOp::create(nb, nloc, 0);
-        Value size = arith::ConstantIndexOp::create(nb, nloc, dim);
-        Value last = arith::ConstantIndexOp::create(nb, nloc, dim - 1);
-        Value negative =
-            arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, i, zero);
-        Value wrapped = arith::AddIOp::create(nb, nloc, i, size);
-        i = arith::SelectOp::create(nb, nloc, negative, wrapped, i);
-        i = arith::MaxSIOp::create(nb, nloc, i, zero);
-        i = arith::MinSIOp::create(nb, nloc, i, last);
+        Value i = normalizedIndex(nb, nloc, args[0], dim);
         SmallVector<Value> coords;
         for (int64_t d = 0; d < axis; ++d)
           coords.push_back(linalg::IndexOp::create(nb, nloc, d));
@@ -1434,6 +1453,14 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 1);
   if (type == "Range")
     return arity(n == 3);
+  if (type == "GatherElements")
+    return arity(n == 2);
+  if (type == "ScatterND")
+    return arity(n == 3);
+  if (type == "Einsum")
+    return arity(n >= 1);
+  if (type == "ConvTranspose")
+    return arity(n == 2 || n == 3);
   return false;
 }
 
@@ -2625,6 +2652,373 @@ FailureOr<Results> FunctionLowering::lowerRange(onnx::NodeOp op) {
                      .getResult()};
 }
 
+FailureOr<Results> FunctionLowering::lowerGatherElements(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value data = op.getInputs()[0], indices = op.getInputs()[1];
+  ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices);
+  int64_t rank = ds.size();
+  if (rank < 1 || (int64_t)is.size() != rank)
+    return error(op) << "indices must have the data's rank (" << rank
+                     << "), not " << is.size();
+  auto axis = onnx::normalizeAxis(intAttr(op, "axis", 0), rank);
+  if (!axis)
+    return error(op) << "axis " << intAttr(op, "axis", 0)
+                     << " is out of range for rank " << rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && is[d] > ds[d])
+      return error(op) << "indices dimension " << d << " (" << is[d]
+                       << ") is larger than the data's (" << ds[d] << ")";
+  if (!isa<IntegerType>(elementTypeOf(indices)))
+    return error(op) << "indices must be integers";
+  Type elemType = elementTypeOf(data);
+  if (getNumElements(is) == 0 || ds[*axis] == 0)
+    return Results{empty(loc, is, elemType)};
+  SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  Value init = empty(loc, is, elemType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{indices}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> coords;
+        for (int64_t d = 0; d < rank; ++d)
+          coords.push_back(
+              d == *axis ? normalizedIndex(nb, nloc, args[0], ds[d])
+                         : linalg::IndexOp::create(nb, nloc, d).getResult());
+        linalg::YieldOp::create(
+            nb, nloc, tensor::ExtractOp::create(nb, nloc, data, coords).getResult());
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerScatterND(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value data = ins[0], indices = ins[1], updates = ins[2];
+  ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices),
+                    us = shapeOf(updates);
+  int64_t r = ds.size(), q = is.size();
+  Type elemType = elementTypeOf(data);
+  StringRef reduction = strAttr(op, "reduction", "none");
+  bool isFloat = isa<FloatType>(elemType);
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return error(op) << "reduction '" << reduction << "' is not supported";
+  if (reduction != "none" && failed(requireArithmetic(op, elemType)))
+    return failure();
+  if (!isa<IntegerType>(elementTypeOf(indices)))
+    return error(op) << "indices must be integers";
+  if (r < 1 || q < 1 || is[q - 1] < 1 || is[q - 1] > r)
+    return error(op) << "indices' last dimension must be in [1, " << r
+                     << "] (the data's rank)";
+  int64_t k = is[q - 1];
+  // updates' shape = indices.shape[:-1] + data.shape[k:].
+  Shape want(is.begin(), is.end() - 1);
+  want.append(ds.begin() + k, ds.end());
+  if (Shape(us) != want)
+    return error(op) << "updates must have the shape indices[:-1] + data[k:]";
+  int64_t n = getNumElements(ArrayRef<int64_t>(is).drop_back());
+  if (n == 0)
+    return Results{data};
+  if (n > (int64_t(1) << 24))
+    return error(op) << n << " index tuples (at most 2^24)";
+  // indices as [n, k], updates as [n, data[k:]...].
+  Shape rest(ds.begin() + k, ds.end());
+  Value idx2 = reshape(loc, indices, {n, k});
+  Shape u2 = {n};
+  u2.append(rest.begin(), rest.end());
+  Value upd2 = reshape(loc, updates, u2);
+  Type idxType = b.getIndexType();
+  auto c = [&](OpBuilder &nb, Location nloc, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, nloc, v);
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, c(b, loc, 0), c(b, loc, n), c(b, loc, 1), ValueRange{data},
+      [&](OpBuilder &nb, Location nloc, Value t, ValueRange iter) {
+        SmallVector<OpFoldResult> offsets, sizes, strides(r, nb.getIndexAttr(1));
+        for (int64_t j = 0; j < k; ++j) {
+          Value raw = tensor::ExtractOp::create(nb, nloc, idx2,
+                                                ValueRange{t, c(nb, nloc, j)});
+          offsets.push_back(normalizedIndex(nb, nloc, raw, ds[j]));
+          sizes.push_back(nb.getIndexAttr(1));
+        }
+        for (int64_t d = k; d < r; ++d) {
+          offsets.push_back(nb.getIndexAttr(0));
+          sizes.push_back(nb.getIndexAttr(ds[d]));
+        }
+        // The update (rank r - k) of tuple t.
+        SmallVector<OpFoldResult> uOff(u2.size(), nb.getIndexAttr(0)), uSizes,
+            uStrides(u2.size(), nb.getIndexAttr(1));
+        uOff[0] = t;
+        uSizes.push_back(nb.getIndexAttr(1));
+        for (int64_t v : rest)
+          uSizes.push_back(nb.getIndexAttr(v));
+        auto restType = RankedTensorType::get(rest, elemType);
+        Value u = tensor::ExtractSliceOp::create(nb, nloc, restType, upd2, uOff,
+                                                 uSizes, uStrides);
+        if (reduction != "none") {
+          Value cur = tensor::ExtractSliceOp::create(nb, nloc, restType, iter[0],
+                                                     offsets, sizes, strides);
+          int64_t rr = rest.size();
+          SmallVector<AffineMap> maps(3, nb.getMultiDimIdentityMap(rr));
+          SmallVector<utils::IteratorType> its(rr, utils::IteratorType::parallel);
+          Value out = tensor::EmptyOp::create(nb, nloc, rest, elemType);
+          u = linalg::GenericOp::create(
+                  nb, nloc, TypeRange{restType}, ValueRange{cur, u},
+                  ValueRange{out}, maps, its,
+                  [&](OpBuilder &bb, Location bl, ValueRange a) {
+                    Value v;
+                    if (reduction == "add")
+                      v = isFloat ? (Value)arith::AddFOp::create(bb, bl, a[0], a[1])
+                                  : (Value)arith::AddIOp::create(bb, bl, a[0], a[1]);
+                    else if (reduction == "mul")
+                      v = isFloat ? (Value)arith::MulFOp::create(bb, bl, a[0], a[1])
+                                  : (Value)arith::MulIOp::create(bb, bl, a[0], a[1]);
+                    else if (reduction == "max")
+                      v = isFloat ? (Value)arith::MaximumFOp::create(bb, bl, a[0], a[1])
+                                  : (Value)arith::MaxSIOp::create(bb, bl, a[0], a[1]);
+                    else
+                      v = isFloat ? (Value)arith::MinimumFOp::create(bb, bl, a[0], a[1])
+                                  : (Value)arith::MinSIOp::create(bb, bl, a[0], a[1]);
+                    linalg::YieldOp::create(bb, bl, v);
+                  })
+                  .getResult(0);
+        }
+        Value next = tensor::InsertSliceOp::create(nb, nloc, u, iter[0], offsets,
+                                                   sizes, strides);
+        scf::YieldOp::create(nb, nloc, next);
+      });
+  (void)idxType;
+  return Results{loop.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerEinsum(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Type elemType = elementTypeOf(ins[0]);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  for (Value v : ins)
+    if (elementTypeOf(v) != elemType)
+      return error(op) << "the inputs' element types differ";
+  std::string eq;
+  for (char ch : strAttr(op, "equation", ""))
+    if (ch != ' ')
+      eq.push_back(ch);
+  if (eq.find("...") != std::string::npos)
+    return error(op) << "an equation with an ellipsis ('...') is not supported";
+  StringRef lhs = eq, out;
+  bool explicitOut = false;
+  if (size_t arrow = eq.find("->"); arrow != std::string::npos) {
+    lhs = StringRef(eq).take_front(arrow);
+    out = StringRef(eq).drop_front(arrow + 2);
+    explicitOut = true;
+  }
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != ins.size())
+    return error(op) << "the equation '" << eq << "' has " << terms.size()
+                     << " operands, the node " << ins.size();
+  // Every letter a loop dimension: its size from the operands (equal
+  // wherever it appears), the output's letters first.
+  llvm::MapVector<char, int64_t> sizes;
+  llvm::DenseMap<char, int> count;
+  for (auto [term, v] : llvm::zip(terms, ins)) {
+    ArrayRef<int64_t> shape = shapeOf(v);
+    if (term.size() != shape.size())
+      return error(op) << "term '" << term << "' has " << term.size()
+                       << " letters for an operand of rank " << shape.size();
+    for (auto [ch, dim] : llvm::zip(term, shape)) {
+      if (!llvm::isAlpha(ch))
+        return error(op) << "'" << ch << "' in the equation is not a letter";
+      auto [it, inserted] = sizes.insert({ch, dim});
+      if (!inserted && it->second != dim)
+        return error(op) << "letter '" << ch << "' has sizes " << it->second
+                         << " and " << dim;
+      ++count[ch];
+    }
+  }
+  std::string outLetters;
+  if (explicitOut) {
+    outLetters = out.str();
+  } else {
+    for (auto &[ch, n] : sizes)
+      if (count[ch] == 1)
+        outLetters.push_back(ch);
+    llvm::sort(outLetters);
+  }
+  llvm::DenseMap<char, unsigned> dimOf;
+  Shape outShape;
+  for (char ch : outLetters) {
+    if (!sizes.count(ch) || dimOf.count(ch))
+      return error(op) << "output letter '" << ch
+                       << "' is repeated or in no input";
+    dimOf[ch] = dimOf.size();
+    outShape.push_back(sizes.lookup(ch));
+  }
+  unsigned numLoops = dimOf.size();
+  for (auto &[ch, n] : sizes)
+    if (!dimOf.count(ch))
+      dimOf[ch] = numLoops++;
+  SmallVector<AffineMap> maps;
+  for (StringRef term : terms) {
+    SmallVector<AffineExpr> exprs;
+    for (char ch : term)
+      exprs.push_back(b.getAffineDimExpr(dimOf[ch]));
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, ctx));
+  }
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned d = 0; d < outShape.size(); ++d)
+    outExprs.push_back(b.getAffineDimExpr(d));
+  maps.push_back(AffineMap::get(numLoops, 0, outExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(numLoops,
+                                             utils::IteratorType::reduction);
+  for (unsigned d = 0; d < outShape.size(); ++d)
+    iterators[d] = utils::IteratorType::parallel;
+  bool isFloat = isa<FloatType>(elemType);
+  Value init = filled(loc, outShape, elemType, createScalar(b, loc, elemType, 0));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange(ins), ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value prod = a[0];
+        for (size_t i = 1; i < ins.size(); ++i)
+          prod = isFloat ? (Value)arith::MulFOp::create(nb, nloc, prod, a[i])
+                         : (Value)arith::MulIOp::create(nb, nloc, prod, a[i]);
+        Value acc = a[ins.size()];
+        Value sum = isFloat ? (Value)arith::AddFOp::create(nb, nloc, acc, prod)
+                            : (Value)arith::AddIOp::create(nb, nloc, acc, prod);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  return Results{generic.getResult(0)};
+}
+
+FailureOr<Results> FunctionLowering::lowerConvTranspose(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], w = ins[1];
+  Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+    return failure();
+  ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
+  int64_t rank = xs.size(), sp = rank - 2;
+  if (rank < 3 || (int64_t)ws.size() != rank)
+    return error(op) << "input and weight must be [N, C, spatial...] and "
+                        "[C, M/group, kernel...] of the same rank";
+  int64_t group = intAttr(op, "group", 1);
+  int64_t N = xs[0], C = xs[1], Mg = ws[1];
+  if (group < 1 || C % group || ws[0] != C)
+    return error(op) << "channels " << C << " (weight " << ws[0] << "x" << Mg
+                     << ") do not split into " << group << " groups";
+  int64_t Cg = C / group, M = Mg * group;
+  if (bias && (shapeOf(bias).size() != 1 || shapeOf(bias)[0] != M))
+    return error(op) << "the bias is not [M]";
+  SmallVector<int64_t> kernel(ws.begin() + 2, ws.end());
+  SmallVector<int64_t> strides = intsAttr(op, "strides", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> dil = intsAttr(op, "dilations", SmallVector<int64_t>(sp, 1));
+  SmallVector<int64_t> pads = intsAttr(op, "pads", SmallVector<int64_t>(2 * sp, 0));
+  SmallVector<int64_t> outPad =
+      intsAttr(op, "output_padding", SmallVector<int64_t>(sp, 0));
+  if (auto ks = intsAttr(op, "kernel_shape"); !ks.empty() && ks != kernel)
+    return error(op) << "kernel_shape disagrees with the weight";
+  if ((int64_t)strides.size() != sp || (int64_t)dil.size() != sp ||
+      (int64_t)pads.size() != 2 * sp || (int64_t)outPad.size() != sp)
+    return error(op)
+           << "strides/dilations/pads/output_padding do not match the rank";
+  StringRef autoPad = strAttr(op, "auto_pad", "NOTSET");
+  if (!intsAttr(op, "output_shape").empty() ||
+      (autoPad != "NOTSET" && autoPad != "VALID"))
+    return error(op) << "output_shape and auto_pad SAME_* are not supported; "
+                        "give explicit pads";
+  if (autoPad == "VALID")
+    pads.assign(2 * sp, 0);
+  constexpr int64_t kMax = int64_t(1) << 20;
+  Shape outShape = {N, M};
+  for (int64_t i = 0; i < sp; ++i) {
+    if (kernel[i] < 1 || strides[i] < 1 || dil[i] < 1 || kernel[i] > kMax ||
+        strides[i] > kMax || dil[i] > kMax || pads[i] < 0 || pads[i + sp] < 0 ||
+        pads[i] > kMax || pads[i + sp] > kMax || outPad[i] < 0 ||
+        outPad[i] >= std::max(strides[i], dil[i]))
+      return error(op) << "kernel sizes, strides and dilations must be in [1, "
+                          "2^20], pads in [0, 2^20], output_padding below the "
+                          "stride or dilation";
+    int64_t o = strides[i] * (xs[2 + i] - 1) + outPad[i] +
+                (kernel[i] - 1) * dil[i] + 1 - pads[i] - pads[i + sp];
+    if (o < 1 || o > kMax * 16)
+      return error(op) << "the output's spatial dimension " << i << " would be "
+                       << o;
+    outShape.push_back(o);
+  }
+  if (!checkedNumElements(outShape))
+    return error(op) << "the output is too large";
+  // out[n, mo, o...] = bias[mo] + sum over (c, k...) of
+  //   x[n, g*Cg + c, i...] * w[g*Cg + c, mo mod Mg, k...], g = mo / Mg,
+  // where o + pad - k*dil = i*stride with 0 <= i < in (else no term).
+  // Loops (n, mo, o..., c, k...); the (c, k...) extents from an unused
+  // [Cg, k...] operand.
+  int64_t loops = rank + 1 + sp;
+  Shape extent = {Cg};
+  extent.append(kernel.begin(), kernel.end());
+  SmallVector<AffineExpr> extentExprs;
+  for (int64_t d = rank; d < loops; ++d)
+    extentExprs.push_back(b.getAffineDimExpr(d));
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(loops, 0, extentExprs, ctx),
+      AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  iterators.append(1 + sp, utils::IteratorType::reduction);
+  Value init = convInit(loc, bias, outShape, 1, elemType);
+  Value extentT = empty(loc, extent, elemType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{extentT}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        auto c = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(nb, nloc, v);
+        };
+        auto idx = [&](int64_t d) -> Value {
+          return linalg::IndexOp::create(nb, nloc, d);
+        };
+        Value mo = idx(1), ch = idx(rank);
+        Value g = arith::DivUIOp::create(nb, nloc, mo, c(Mg));
+        Value m = arith::RemUIOp::create(nb, nloc, mo, c(Mg));
+        Value ci = arith::AddIOp::create(
+            nb, nloc, arith::MulIOp::create(nb, nloc, g, c(Cg)), ch);
+        Value valid = arith::ConstantIntOp::create(nb, nloc, 1, 1);
+        SmallVector<Value> xCoords = {idx(0), ci}, wCoords = {ci, m};
+        for (int64_t i = 0; i < sp; ++i) {
+          Value k = idx(rank + 1 + i);
+          // t = o + pad - k*dil, in signed index arithmetic.
+          Value t = arith::SubIOp::create(
+              nb, nloc, arith::AddIOp::create(nb, nloc, idx(2 + i), c(pads[i])),
+              arith::MulIOp::create(nb, nloc, k, c(dil[i])));
+          Value q = arith::DivSIOp::create(nb, nloc, t, c(strides[i]));
+          Value exact = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::eq,
+              arith::RemSIOp::create(nb, nloc, t, c(strides[i])), c(0));
+          Value inside = arith::AndIOp::create(
+              nb, nloc,
+              arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge, t, c(0)),
+              arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt, q,
+                                    c(xs[2 + i])));
+          valid = arith::AndIOp::create(
+              nb, nloc, valid, arith::AndIOp::create(nb, nloc, exact, inside));
+          // A clamped position, read only to be discarded when not valid.
+          q = arith::MaxSIOp::create(nb, nloc, q, c(0));
+          q = arith::MinSIOp::create(nb, nloc, q, c(xs[2 + i] - 1));
+          xCoords.push_back(q);
+          wCoords.push_back(k);
+        }
+        Value xv = tensor::ExtractOp::create(nb, nloc, x, xCoords);
+        Value wv = tensor::ExtractOp::create(nb, nloc, w, wCoords);
+        Value prod = arith::MulFOp::create(nb, nloc, xv, wv);
+        Value term = arith::SelectOp::create(nb, nloc, valid, prod,
+                                             createScalar(nb, nloc, elemType, 0));
+        linalg::YieldOp::create(nb, nloc,
+                                arith::AddFOp::create(nb, nloc, a[1], term).getResult());
+      });
+  return Results{generic.getResult(0)};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -2688,6 +3082,14 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerPool(node, type.ends_with("AveragePool"));
         if (type == "Range")
           return lowerRange(node);
+        if (type == "GatherElements")
+          return lowerGatherElements(node);
+        if (type == "ScatterND")
+          return lowerScatterND(node);
+        if (type == "Einsum")
+          return lowerEinsum(node);
+        if (type == "ConvTranspose")
+          return lowerConvTranspose(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||
             type == "Where" || isComparison(type) || type == "And" ||
             type == "Or" || type == "Xor" || type == "Not")

@@ -151,3 +151,44 @@ func.func @reduce_mean_axis(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   %y = onnx.node "ReduceMean"(%x, %ax) {domain = "", attrs = {keepdims = 0 : i64}, onnx.names = ["r"]} : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<2xf32>
   return %y : tensor<2xf32>
 }
+
+// -----
+
+func.func @einsum_ellipsis(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'e' (Einsum): an equation with an ellipsis ('...') is not supported}}
+  %y = onnx.node "Einsum"(%a) {domain = "", attrs = {equation = "...ij->...ji"}, onnx.names = ["e"]} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @einsum_sizes(%a: tensor<2x3xf32>, %b: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'e' (Einsum): letter 'j' has sizes 3 and 4}}
+  %y = onnx.node "Einsum"(%a, %b) {domain = "", attrs = {equation = "ij,jk->ik"}, onnx.names = ["e"]} : (tensor<2x3xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @conv_transpose_output_shape(%x: tensor<1x2x5xf32>, %w: tensor<2x3x4xf32>) -> tensor<1x3x10xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'ct' (ConvTranspose): output_shape and auto_pad SAME_* are not supported; give explicit pads}}
+  %y = onnx.node "ConvTranspose"(%x, %w) {domain = "", attrs = {strides = array<i64: 2>, output_shape = array<i64: 10>}, onnx.names = ["ct"]} : (tensor<1x2x5xf32>, tensor<2x3x4xf32>) -> tensor<1x3x10xf32>
+  return %y : tensor<1x3x10xf32>
+}
+
+// -----
+
+func.func @scatter_nd_updates(%x: tensor<4x5xf32>, %u: tensor<2x4xf32>) -> tensor<4x5xf32> {
+  %i = onnx.Constant() {value = dense<[[1], [2]]> : tensor<2x1xi64>} : () -> tensor<2x1xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 's' (ScatterND): updates must have the shape indices[:-1] + data[k:]}}
+  %y = onnx.node "ScatterND"(%x, %i, %u) {domain = "", onnx.names = ["s"]} : (tensor<4x5xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<4x5xf32>, %i: tensor<3xi64>) -> tensor<3xf32> {
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'g' (GatherElements): indices must have the data's rank (2), not 1}}
+  %y = onnx.node "GatherElements"(%x, %i) {domain = "", onnx.names = ["g"]} : (tensor<4x5xf32>, tensor<3xi64>) -> tensor<3xf32>
+  return %y : tensor<3xf32>
+}

@@ -534,3 +534,37 @@ func.func @rnn_untouched(%x: tensor<3x2x1xf32>) -> (tensor<3x2x1xf32>, tensor<?x
   %ys = onnx.Squeeze(%y, %none) {axes_attr = array<i64: 1>} : (tensor<3x1x2x1xf32>, none) -> tensor<3x2x1xf32>
   return %ys, %h0 : tensor<3x2x1xf32>, tensor<?x2x1xf32>
 }
+
+// -----
+
+// Einsum: one generic over every letter, the output's letters first and
+// parallel, the summed ones reductions; the operands' maps from their terms.
+// CHECK-DAG: #[[EA:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[EB:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[EO:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @einsum(
+// CHECK: linalg.fill
+// CHECK: linalg.generic {indexing_maps = [#[[EA]], #[[EB]], #[[EO]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %y = onnx.node "Einsum"(%a, %b) {domain = "", attrs = {equation = "bij,bjk->bik"}} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
+
+// -----
+
+// ScatterND: a loop over the index tuples, each index normalised (negative
+// from the end) and clamped into the data, its update slice inserted.
+// CHECK-LABEL: func.func @scatter_nd(
+// CHECK: scf.for %[[N:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x5xf32>)
+// CHECK:   tensor.extract %{{.*}}[%[[N]], %{{.*}}] : tensor<2x1xi64>
+// CHECK:   arith.maxsi
+// CHECK:   %[[I:.*]] = arith.minsi
+// CHECK:   %[[U:.*]] = tensor.extract_slice %{{.*}}[%[[N]], 0] [1, 5] [1, 1] : tensor<2x5xf32> to tensor<5xf32>
+// CHECK:   tensor.insert_slice %[[U]] into %[[ACC]][%[[I]], 0] [1, 5] [1, 1]
+func.func @scatter_nd(%x: tensor<4x5xf32>, %u: tensor<2x5xf32>) -> tensor<4x5xf32> {
+  %i = onnx.Constant() {value = dense<[[1], [-1]]> : tensor<2x1xi64>} : () -> tensor<2x1xi64>
+  %y = onnx.node "ScatterND"(%x, %i, %u) {domain = ""} : (tensor<4x5xf32>, tensor<2x1xi64>, tensor<2x5xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}

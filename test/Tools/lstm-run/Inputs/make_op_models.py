@@ -256,3 +256,76 @@ save("cumsum_modes", [
      f32("d", ["batch", 7])],
     [numpy_helper.from_array(np.array(1, np.int64), "ax"),
      numpy_helper.from_array(np.array(0, np.int32), "ax0")])
+
+
+def ints(name, a):
+    return numpy_helper.from_array(np.asarray(a, np.int64), name)
+
+
+# GatherElements (a decoder's index_select / torch.gather): along axis 1 with
+# negative indices, and along axis 0 with indices smaller than the data.
+save("gather_elements_axis1", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], axis=1, name="ge")],
+    [f32("x", [3, 4, 5])], [f32("y", [3, 2, 5])],
+    [ints("i", rng.integers(-4, 4, (3, 2, 5)))])
+save("gather_elements_axis0", [
+    helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0, name="ge")],
+    [f32("x", [4, 3])], [f32("y", [2, 2])],
+    [ints("i", [[3, 0], [-1, 2]])])
+
+# ScatterND: whole rows replaced (k = 1 of rank 3), single elements added with
+# a repeated index (opset 16 reduction), and max (opset 18).
+save("scatter_nd_rows", [
+    helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="sc")],
+    [f32("x", [4, 5, 3]), f32("u", [2, 5, 3])], [f32("y", [4, 5, 3])],
+    [ints("i", [[2], [-4]])], opset=13)
+save("scatter_nd_add_elements", [
+    helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="add",
+                     name="sc")],
+    [f32("x", [3, 4]), f32("u", [3])], [f32("y", [3, 4])],
+    [ints("i", [[0, 1], [2, 3], [0, 1]])], opset=16)
+save("scatter_nd_max_2d_index", [
+    helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="max",
+                     name="sc")],
+    [f32("x", [2, 3, 4]), f32("u", [2, 2, 4])], [f32("y", [2, 3, 4])],
+    [ints("i", [[[0, 1], [1, 2]], [[1, 0], [0, 2]]])], opset=18)
+
+# Einsum: a batched matmul, an implicit output, a diagonal, a transposing
+# reduction, and a chain of three operands.
+save("einsum_batched_matmul", [
+    helper.make_node("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik",
+                     name="es")],
+    [f32("a", [2, 3, 4]), f32("b", [2, 4, 5])], [f32("y", [2, 3, 5])], [])
+save("einsum_implicit", [
+    helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij, jk", name="es")],
+    [f32("a", [3, 4]), f32("b", [4, 2])], [f32("y", [3, 2])], [])
+save("einsum_diagonal", [
+    helper.make_node("Einsum", ["a"], ["y"], equation="ii->i", name="es")],
+    [f32("a", [5, 5])], [f32("y", [5])], [])
+save("einsum_transpose_sum", [
+    helper.make_node("Einsum", ["a"], ["y"], equation="abc->ca", name="es")],
+    [f32("a", [2, 3, 4])], [f32("y", [4, 2])], [])
+save("einsum_three", [
+    helper.make_node("Einsum", ["a", "b", "c"], ["y"], equation="ij,jk,kl->il",
+                     name="es")],
+    [f32("a", [2, 3]), f32("b", [3, 4]), f32("c", [4, 2])], [f32("y", [2, 2])], [])
+
+# ConvTranspose (a vocoder's upsampler, a segmentation decoder): 1-D stride 4
+# with pads and a bias; 2-D with 2 groups, dilation 2, output_padding; VALID
+# without a bias.
+save("conv_transpose_1d_stride", [
+    helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[4],
+                     pads=[2, 2], name="ct")],
+    [f32("x", [2, 3, 7])], [f32("y", [2, 5, 28])],
+    [const("w", rng.standard_normal((3, 5, 8))), const("b", rng.standard_normal(5))])
+save("conv_transpose_2d_groups", [
+    helper.make_node("ConvTranspose", ["x", "w", "b"], ["y"], strides=[2, 3],
+                     dilations=[2, 1], group=2, output_padding=[1, 2],
+                     pads=[1, 0, 0, 1], name="ct")],
+    [f32("x", [1, 4, 3, 4])], [f32("y", [1, 6, 9, 13])],
+    [const("w", rng.standard_normal((4, 3, 3, 3))), const("b", rng.standard_normal(6))])
+save("conv_transpose_valid_nobias", [
+    helper.make_node("ConvTranspose", ["x", "w"], ["y"], auto_pad="VALID",
+                     strides=[2], name="ct")],
+    [f32("x", [1, 2, 5])], [f32("y", [1, 3, 12])],
+    [const("w", rng.standard_normal((2, 3, 4)))])
