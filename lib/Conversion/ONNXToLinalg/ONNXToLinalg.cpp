@@ -316,6 +316,10 @@ private:
   /// ConvTranspose with explicit pads (or VALID): the gather form, each
   /// output position summing the input positions and taps that reach it.
   FailureOr<Results> lowerConvTranspose(onnx::NodeOp op);
+  /// Resize (opset 10-19), modes nearest and linear: constant scales or
+  /// sizes, one linalg.generic over the output reading the input at the
+  /// transformed coordinates.
+  FailureOr<Results> lowerResize(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -1461,6 +1465,8 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n >= 1);
   if (type == "ConvTranspose")
     return arity(n == 2 || n == 3);
+  if (type == "Resize")
+    return arity(n >= 2 && n <= 4);
   return false;
 }
 
@@ -3019,6 +3025,211 @@ FailureOr<Results> FunctionLowering::lowerConvTranspose(onnx::NodeOp op) {
   return Results{generic.getResult(0)};
 }
 
+FailureOr<Results> FunctionLowering::lowerResize(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0];
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
+    return failure();
+  auto fail = [&]() { return error(op); };
+  if (elemType.getIntOrFloatBitWidth() > 32)
+    return fail() << "Resize of " << elemType << " is not supported";
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  StringRef mode = strAttr(op, "mode", "nearest");
+  // Opset 10: (X, scales) and asymmetric coordinates; from 11: (X, roi,
+  // scales, sizes).
+  bool v10 = opset < 11;
+  StringRef coordMode =
+      v10 ? "asymmetric" : strAttr(op, "coordinate_transformation_mode", "half_pixel");
+  StringRef nearestMode = v10 ? "floor" : strAttr(op, "nearest_mode", "round_prefer_floor");
+  if (mode != "nearest" && mode != "linear")
+    return fail() << "mode '" << mode << "' is not supported (nearest, linear)";
+  if (coordMode != "half_pixel" && coordMode != "asymmetric" &&
+      coordMode != "align_corners" && coordMode != "pytorch_half_pixel" &&
+      coordMode != "half_pixel_symmetric")
+    return fail() << "coordinate_transformation_mode '" << coordMode
+                  << "' is not supported";
+  if (nearestMode != "round_prefer_floor" && nearestMode != "round_prefer_ceil" &&
+      nearestMode != "floor" && nearestMode != "ceil")
+    return fail() << "nearest_mode '" << nearestMode << "' is not supported";
+  if (intAttr(op, "antialias", 0) != 0 || intAttr(op, "exclude_outside", 0) != 0 ||
+      !intsAttr(op, "axes").empty() ||
+      strAttr(op, "keep_aspect_ratio_policy", "stretch") != "stretch")
+    return fail() << "antialias, exclude_outside, axes and "
+                     "keep_aspect_ratio_policy are not supported";
+  Value scalesV = v10 ? ins[1] : (ins.size() > 2 ? ins[2] : Value());
+  Value sizesV = !v10 && ins.size() > 3 ? ins[3] : Value();
+  auto present = [](Value v) {
+    if (!v || isa<NoneType>(v.getType()))
+      return false;
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.getNumElements() > 0;
+  };
+  SmallVector<double> scales;
+  Shape outShape;
+  if (present(sizesV)) {
+    auto sz = constantInts(op, sizesV, "sizes");
+    if (failed(sz))
+      return failure();
+    if ((int64_t)sz->size() != rank)
+      return fail() << "sizes has " << sz->size() << " values for rank " << rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      if ((*sz)[d] < 1 || (*sz)[d] > (int64_t(1) << 24) || in[d] < 1)
+        return fail() << "sizes[" << d << "] = " << (*sz)[d]
+                      << " is not in [1, 2^24]";
+      outShape.push_back((*sz)[d]);
+      scales.push_back(double(float((*sz)[d]) / float(in[d])));
+    }
+  } else if (present(scalesV)) {
+    auto sc = onnx::getConstantF32(scalesV);
+    if (!sc)
+      return fail() << "scales must be a compile-time constant";
+    if ((int64_t)sc->values.size() != rank)
+      return fail() << "scales has " << sc->values.size() << " values for rank "
+                    << rank;
+    for (int64_t d = 0; d < rank; ++d) {
+      float f = sc->values[d];
+      double o = std::floor(double(in[d]) * double(f));
+      if (!(f > 0) || !(o >= 1) || o > double(int64_t(1) << 24))
+        return fail() << "scales[" << d << "] = " << f
+                      << " gives an empty or too large dimension";
+      outShape.push_back((int64_t)o);
+      scales.push_back(double(f));
+    }
+  } else {
+    return fail() << "neither scales nor sizes is given";
+  }
+  if (!checkedNumElements(outShape))
+    return fail() << "the output is too large";
+  // The resized axes; the others are read at the output's index.
+  SmallVector<int64_t> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    if (outShape[d] != in[d] || scales[d] != 1.0)
+      axes.push_back(d);
+  if (mode == "linear" && axes.size() > 3)
+    return fail() << "linear resize over " << axes.size()
+                  << " axes (at most 3)";
+  Value init = empty(loc, outShape, elemType);
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange) {
+        Type f32 = nb.getF32Type();
+        auto cf = [&](double v) -> Value {
+          return arith::ConstantOp::create(nb, nloc, nb.getF32FloatAttr(float(v)));
+        };
+        auto ci = [&](int64_t v) -> Value {
+          return arith::ConstantIndexOp::create(nb, nloc, v);
+        };
+        auto toIndex = [&](Value f) -> Value {
+          Value i = arith::FPToSIOp::create(nb, nloc, nb.getI64Type(), f);
+          return arith::IndexCastOp::create(nb, nloc, nb.getIndexType(), i);
+        };
+        auto clampIdx = [&](Value i, int64_t dim) -> Value {
+          i = arith::MaxSIOp::create(nb, nloc, i, ci(0));
+          return arith::MinSIOp::create(nb, nloc, i, ci(dim - 1));
+        };
+        SmallVector<Value> base;
+        for (int64_t d = 0; d < rank; ++d)
+          base.push_back(linalg::IndexOp::create(nb, nloc, d));
+        // The input coordinate (f32, as ONNX Runtime computes it) of
+        // output index o along axis d.
+        auto coordinate = [&](int64_t d) -> Value {
+          Value o = arith::UIToFPOp::create(
+              nb, nloc, f32,
+              arith::IndexCastOp::create(nb, nloc, nb.getI64Type(), base[d]));
+          double s = scales[d];
+          int64_t lin = in[d], lout = outShape[d];
+          if (coordMode == "asymmetric")
+            return arith::DivFOp::create(nb, nloc, o, cf(s));
+          if (coordMode == "align_corners") {
+            if (lout == 1)
+              return cf(0);
+            return arith::MulFOp::create(
+                nb, nloc, o, cf(double(float(lin - 1) / float(lout - 1))));
+          }
+          Value half = arith::SubFOp::create(
+              nb, nloc,
+              arith::DivFOp::create(nb, nloc,
+                                    arith::AddFOp::create(nb, nloc, o, cf(0.5)),
+                                    cf(s)),
+              cf(0.5));
+          if (coordMode == "pytorch_half_pixel")
+            return lout > 1 ? half : cf(0);
+          if (coordMode == "half_pixel_symmetric") {
+            double adj = double(lout) / (s * double(lin));
+            double center = double(lin) / 2 * (1 - adj);
+            return arith::AddFOp::create(nb, nloc, half, cf(center));
+          }
+          return half; // half_pixel
+        };
+        if (mode == "nearest") {
+          SmallVector<Value> coords(base);
+          for (int64_t d : axes) {
+            Value c = coordinate(d);
+            Value r;
+            if (nearestMode == "floor") {
+              r = math::FloorOp::create(nb, nloc, c);
+            } else if (nearestMode == "ceil") {
+              r = math::CeilOp::create(nb, nloc, c);
+            } else {
+              // Round half down (prefer floor) or up (prefer ceil).
+              Value fl = math::FloorOp::create(nb, nloc, c);
+              Value frac = arith::SubFOp::create(nb, nloc, c, fl);
+              Value up = arith::CmpFOp::create(
+                  nb, nloc,
+                  nearestMode == "round_prefer_floor" ? arith::CmpFPredicate::OGT
+                                                      : arith::CmpFPredicate::OGE,
+                  frac, cf(0.5));
+              r = arith::SelectOp::create(
+                  nb, nloc, up, arith::AddFOp::create(nb, nloc, fl, cf(1)), fl);
+            }
+            coords[d] = clampIdx(toIndex(r), in[d]);
+          }
+          linalg::YieldOp::create(
+              nb, nloc, tensor::ExtractOp::create(nb, nloc, x, coords).getResult());
+          return;
+        }
+        // Linear: per resized axis the two neighbours and the weight of the
+        // upper one, the coordinate clamped into [0, in - 1].
+        SmallVector<Value> lo, hi, w;
+        for (int64_t d : axes) {
+          Value c = coordinate(d);
+          c = arith::MaximumFOp::create(nb, nloc, c, cf(0));
+          c = arith::MinimumFOp::create(nb, nloc, c, cf(double(in[d] - 1)));
+          Value fl = math::FloorOp::create(nb, nloc, c);
+          Value i0 = toIndex(fl);
+          lo.push_back(i0);
+          hi.push_back(arith::MinSIOp::create(
+              nb, nloc, arith::AddIOp::create(nb, nloc, i0, ci(1)), ci(in[d] - 1)));
+          w.push_back(arith::SubFOp::create(nb, nloc, c, fl));
+        }
+        Value sum = cf(0);
+        for (unsigned corner = 0; corner < (1u << axes.size()); ++corner) {
+          SmallVector<Value> coords(base);
+          Value weight = cf(1);
+          for (size_t a = 0; a < axes.size(); ++a) {
+            bool upper = corner & (1u << a);
+            coords[axes[a]] = upper ? hi[a] : lo[a];
+            Value wa = upper ? w[a] : arith::SubFOp::create(nb, nloc, cf(1), w[a]);
+            weight = arith::MulFOp::create(nb, nloc, weight, wa);
+          }
+          Value v = tensor::ExtractOp::create(nb, nloc, x, coords);
+          if (v.getType() != f32)
+            v = arith::ExtFOp::create(nb, nloc, f32, v);
+          sum = arith::AddFOp::create(nb, nloc, sum,
+                                      arith::MulFOp::create(nb, nloc, weight, v));
+        }
+        if (sum.getType() != elemType)
+          sum = arith::TruncFOp::create(nb, nloc, elemType, sum);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  return Results{generic.getResult(0)};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -3090,6 +3301,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerEinsum(node);
         if (type == "ConvTranspose")
           return lowerConvTranspose(node);
+        if (type == "Resize")
+          return lowerResize(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||
             type == "Where" || isComparison(type) || type == "And" ||
             type == "Or" || type == "Xor" || type == "Not")

@@ -192,3 +192,13 @@ func.func @gather_elements_rank(%x: tensor<4x5xf32>, %i: tensor<3xi64>) -> tenso
   %y = onnx.node "GatherElements"(%x, %i) {domain = "", onnx.names = ["g"]} : (tensor<4x5xf32>, tensor<3xi64>) -> tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+func.func @resize_cubic(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %s = onnx.Constant() {value = dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %n = onnx.none
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'r' (Resize): mode 'cubic' is not supported (nearest, linear)}}
+  %y = onnx.node "Resize"(%x, %n, %s) {domain = "", attrs = {mode = "cubic"}, onnx.names = ["r"]} : (tensor<1x1x2x2xf32>, none, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return %y : tensor<1x1x4x4xf32>
+}

@@ -329,3 +329,38 @@ save("conv_transpose_valid_nobias", [
                      strides=[2], name="ct")],
     [f32("x", [1, 2, 5])], [f32("y", [1, 3, 12])],
     [const("w", rng.standard_normal((2, 3, 4)))])
+
+# Resize (a detector's FPN, a CRNN's feature-map resampling): nearest with
+# integer scales (half_pixel, round_prefer_floor), nearest asymmetric floor at
+# 1.5x (what opset 10 and TF write), bilinear from sizes (half_pixel), with
+# align_corners, pytorch_half_pixel down to one row, and opset 10's form.
+save("resize_nearest_scales", [
+    helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest", name="rs")],
+    [f32("x", [1, 2, 3, 4])], [f32("y", [1, 2, 6, 8])],
+    [const("s", [1, 1, 2, 2])], opset=13)
+save("resize_nearest_asymmetric", [
+    helper.make_node("Resize", ["x", "", "s"], ["y"], mode="nearest",
+                     coordinate_transformation_mode="asymmetric",
+                     nearest_mode="floor", name="rs")],
+    [f32("x", [2, 3, 4, 5])], [f32("y", [2, 3, 6, 7])],
+    [const("s", [1, 1, 1.5, 1.5])], opset=13)
+save("resize_linear_sizes", [
+    helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear",
+                     name="rs")],
+    [f32("x", [1, 3, 5, 4])], [f32("y", [1, 3, 8, 9])],
+    [ints("z", [1, 3, 8, 9])], opset=13)
+save("resize_linear_align_corners", [
+    helper.make_node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                     coordinate_transformation_mode="align_corners", name="rs")],
+    [f32("x", [1, 2, 4, 4])], [f32("y", [1, 2, 7, 6])],
+    [const("s", [1, 1, 1.75, 1.5])], opset=13)
+save("resize_linear_pytorch_half_pixel", [
+    helper.make_node("Resize", ["x", "", "", "z"], ["y"], mode="linear",
+                     coordinate_transformation_mode="pytorch_half_pixel",
+                     name="rs")],
+    [f32("x", [1, 2, 6, 5])], [f32("y", [1, 2, 1, 3])],
+    [ints("z", [1, 2, 1, 3])], opset=13)
+save("resize_opset10", [
+    helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest", name="rs")],
+    [f32("x", [1, 1, 3, 3])], [f32("y", [1, 1, 6, 4])],
+    [const("s", [1, 1, 2, 1.5])], opset=10)
