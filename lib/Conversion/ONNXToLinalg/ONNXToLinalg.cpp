@@ -320,6 +320,10 @@ private:
   /// sizes, one linalg.generic over the output reading the input at the
   /// transformed coordinates.
   FailureOr<Results> lowerResize(onnx::NodeOp op);
+  /// TopK with a constant K: each element's rank along the axis (the
+  /// elements before it in the order, ties by index), then output k takes
+  /// the element of rank k.
+  FailureOr<Results> lowerTopK(onnx::NodeOp op);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -1467,6 +1471,8 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 2 || n == 3);
   if (type == "Resize")
     return arity(n >= 2 && n <= 4);
+  if (type == "TopK")
+    return arity(n == 2);
   return false;
 }
 
@@ -1474,7 +1480,8 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
     return false;
-  if (!node.getGraphs().empty() || node.getNumResults() != 1)
+  if (!node.getGraphs().empty() ||
+      node.getNumResults() != (node.getOpType() == "TopK" ? 2u : 1u))
     return false;
   return isLoweredGenericType(node.getOpType(), node.getInputs().size(),
                               /*anyArity=*/false);
@@ -3230,6 +3237,106 @@ FailureOr<Results> FunctionLowering::lowerResize(onnx::NodeOp op) {
   return Results{generic.getResult(0)};
 }
 
+FailureOr<Results> FunctionLowering::lowerTopK(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0];
+  Type elemType = elementTypeOf(x);
+  if (failed(requireArithmetic(op, elemType)))
+    return failure();
+  bool isFloat = isa<FloatType>(elemType);
+  ArrayRef<int64_t> in = shapeOf(x);
+  int64_t rank = in.size();
+  auto kVals = constantInts(op, op.getInputs()[1], "K");
+  if (failed(kVals))
+    return failure();
+  if (kVals->size() != 1)
+    return error(op) << "K must hold one value, not " << kVals->size();
+  auto axis = onnx::normalizeAxis(intAttr(op, "axis", -1), rank);
+  if (!axis)
+    return error(op) << "axis " << intAttr(op, "axis", -1)
+                     << " is out of range for rank " << rank;
+  int64_t n = in[*axis], K = (*kVals)[0];
+  if (K < 0 || K > n)
+    return error(op) << "K = " << K << " is not in [0, " << n << "]";
+  if (n > (int64_t(1) << 16))
+    return error(op) << "TopK over " << n
+                     << " elements along its axis (at most 65536)";
+  bool largest = intAttr(op, "largest", 1) != 0;
+  Shape outShape(in);
+  outShape[*axis] = K;
+  Type i64 = b.getI64Type();
+  if (K == 0)
+    return Results{empty(loc, outShape, elemType), empty(loc, outShape, i64)};
+  // 1. rank[.., j, ..] = #{i : x_i before x_j}: x_i strictly better, or
+  // equal with i < j. Loops (dims..., i) with i a reduction.
+  SmallVector<AffineExpr> otherExprs;
+  for (int64_t d = 0; d < rank; ++d)
+    otherExprs.push_back(d == *axis ? b.getAffineDimExpr(rank)
+                                    : b.getAffineDimExpr(d));
+  AffineMap idRank = AffineMap::getMultiDimIdentityMap(rank + 1, ctx)
+                         .getMajorSubMap(rank);
+  SmallVector<AffineMap> maps = {idRank, AffineMap::get(rank + 1, 0, otherExprs, ctx),
+                                 idRank};
+  SmallVector<utils::IteratorType> its(rank, utils::IteratorType::parallel);
+  its.push_back(utils::IteratorType::reduction);
+  Value ranks = filled(loc, in, i64, createScalar(b, loc, i64, 0));
+  ranks = linalg::GenericOp::create(
+              b, loc, TypeRange{ranks.getType()}, ValueRange{x, x},
+              ValueRange{ranks}, maps, its,
+              [&](OpBuilder &nb, Location nloc, ValueRange a) {
+                Value xj = a[0], xi = a[1];
+                Value better, equal;
+                if (isFloat) {
+                  better = arith::CmpFOp::create(
+                      nb, nloc,
+                      largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT,
+                      xi, xj);
+                  equal = arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OEQ,
+                                                xi, xj);
+                } else {
+                  better = arith::CmpIOp::create(
+                      nb, nloc,
+                      largest ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt,
+                      xi, xj);
+                  equal = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq,
+                                                xi, xj);
+                }
+                Value earlier = arith::CmpIOp::create(
+                    nb, nloc, arith::CmpIPredicate::ult,
+                    linalg::IndexOp::create(nb, nloc, rank),
+                    linalg::IndexOp::create(nb, nloc, *axis));
+                Value before = arith::OrIOp::create(
+                    nb, nloc, better, arith::AndIOp::create(nb, nloc, equal, earlier));
+                Value one = arith::ExtUIOp::create(nb, nloc, nb.getI64Type(), before);
+                linalg::YieldOp::create(nb, nloc,
+                                        arith::AddIOp::create(nb, nloc, a[2], one)
+                                            .getResult());
+              })
+              .getResult(0);
+  // 2. out[.., k, ..] = the element j whose rank is k (exactly one for each
+  // k < n): loops (dims with the axis as k..., j) with j a reduction.
+  Value values = filled(loc, outShape, elemType, createScalar(b, loc, elemType, 0));
+  Value indices = filled(loc, outShape, i64, createScalar(b, loc, i64, 0));
+  SmallVector<AffineMap> pick = {AffineMap::get(rank + 1, 0, otherExprs, ctx),
+                                 AffineMap::get(rank + 1, 0, otherExprs, ctx),
+                                 idRank, idRank};
+  auto gather = linalg::GenericOp::create(
+      b, loc, TypeRange{values.getType(), indices.getType()}, ValueRange{x, ranks},
+      ValueRange{values, indices}, pick, its,
+      [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value k = arith::IndexCastOp::create(
+            nb, nloc, nb.getI64Type(), linalg::IndexOp::create(nb, nloc, *axis));
+        Value j = arith::IndexCastOp::create(
+            nb, nloc, nb.getI64Type(), linalg::IndexOp::create(nb, nloc, rank));
+        Value hit = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::eq, a[1], k);
+        linalg::YieldOp::create(
+            nb, nloc,
+            ValueRange{arith::SelectOp::create(nb, nloc, hit, a[0], a[2]),
+                       arith::SelectOp::create(nb, nloc, hit, j, a[3])});
+      });
+  return Results{gather.getResult(0), gather.getResult(1)};
+}
+
 FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
   // The elementwise families, by their trait: one linalg.generic each, the
   // scalar formula chosen by the op type.
@@ -3303,6 +3410,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerConvTranspose(node);
         if (type == "Resize")
           return lowerResize(node);
+        if (type == "TopK")
+          return lowerTopK(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||
             type == "Where" || isComparison(type) || type == "And" ||
             type == "Or" || type == "Xor" || type == "Not")

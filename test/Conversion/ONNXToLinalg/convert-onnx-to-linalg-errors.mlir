@@ -202,3 +202,12 @@ func.func @resize_cubic(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
   %y = onnx.node "Resize"(%x, %n, %s) {domain = "", attrs = {mode = "cubic"}, onnx.names = ["r"]} : (tensor<1x1x2x2xf32>, none, tensor<4xf32>) -> tensor<1x1x4x4xf32>
   return %y : tensor<1x1x4x4xf32>
 }
+
+// -----
+
+func.func @topk_k(%x: tensor<2x5xf32>) -> tensor<2x6xf32> {
+  %k = onnx.Constant() {value = dense<6> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 't' (TopK): K = 6 is not in [0, 5]}}
+  %v, %i = onnx.node "TopK"(%x, %k) {domain = "", onnx.names = ["t", "ti"]} : (tensor<2x5xf32>, tensor<1xi64>) -> (tensor<2x6xf32>, tensor<2x6xi64>)
+  return %v : tensor<2x6xf32>
+}

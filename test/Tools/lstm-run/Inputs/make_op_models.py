@@ -364,3 +364,19 @@ save("resize_opset10", [
     helper.make_node("Resize", ["x", "s"], ["y"], mode="nearest", name="rs")],
     [f32("x", [1, 1, 3, 3])], [f32("y", [1, 1, 6, 4])],
     [const("s", [1, 1, 2, 1.5])], opset=10)
+
+# TopK (a beam search's or a classifier's): the largest 3 along the last axis
+# of values with ties (Floor(2x): equal values come by index), and the
+# smallest 2 along axis 0.
+save("topk_largest_ties", [
+    helper.make_node("Mul", ["x", "two"], ["x2"], name="mul"),
+    helper.make_node("Floor", ["x2"], ["s"], name="floor"),
+    helper.make_node("TopK", ["s", "k"], ["v", "i"], axis=-1, name="tk")],
+    [f32("x", [2, 3, 7])],
+    [f32("v", [2, 3, 3]), helper.make_tensor_value_info("i", TensorProto.INT64, [2, 3, 3])],
+    [ints("k", [3]), const("two", 2.0)])
+save("topk_smallest_axis0", [
+    helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=0, largest=0, name="tk")],
+    [f32("x", [5, 4])],
+    [f32("v", [2, 4]), helper.make_tensor_value_info("i", TensorProto.INT64, [2, 4])],
+    [ints("k", [2])], opset=11)
