@@ -5,6 +5,7 @@
 #include "lstm-opt/Tools/OperatorTable.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 #include "lstm-opt/InitAll.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Support/Diagnostics.h"
@@ -86,6 +87,14 @@ llvm::cl::opt<int64_t> linalgUnrollSteps(
                    "straight line of steps instead of an scf.for (default 0: "
                    "always a loop; a stack such as IREE runs a host loop's "
                    "iterations as separate dispatches)"),
+    llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<int64_t> streamToSequence(
+    "stream-to-sequence",
+    llvm::cl::desc("--target=onnx: write a streaming model that takes N "
+                   "chunks in one call (an ONNX Loop over the chunks, the "
+                   "state pairs of --state, default auto, carried; the other "
+                   "inputs and outputs with a leading axis of N)"),
     llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<bool> bundleRuntime(
@@ -495,6 +504,25 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     cpuOptions.gpuLayerChoice =
         cpuOptions.gpuKernelsDesign == "auto" && cpu::haveCUDNNRuntime() &&
         cudnn::fasterThanGeneratedKernels(cpuOptions.gpuChip, 1, 1, why).has_value();
+  }
+  if (streamToSequence != 0) {
+    if (target != "onnx") {
+      llvm::errs() << "lstm-opt: error: --stream-to-sequence is for "
+                      "--target=onnx (a compiled library streams with "
+                      "--state and run_chunks)\n";
+      return 1;
+    }
+    PassManager spm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(spm)))
+      return 1;
+    spm.addInstrumentation(std::make_unique<PassTimer>(report));
+    rnn::ONNXStreamToSequencePassOptions stream;
+    stream.chunks = streamToSequence;
+    stream.state = cpuOptions.statePairs.empty() ? "auto" : cpuOptions.statePairs;
+    spm.addPass(rnn::createONNXStreamToSequencePass(stream));
+    if (failed(spm.run(*module)))
+      return 1;
+    cpuOptions.statePairs.clear();
   }
   if (!cpuOptions.statePairs.empty() && target != "cpu") {
     llvm::errs() << "lstm-opt: error: --state is for --target=cpu (a compiled "

@@ -53,6 +53,32 @@ def ONNXInferShapesPass : Pass<"onnx-infer-shapes", "mlir::ModuleOp"> {
   ];
 }
 
+def ONNXStreamToSequencePass : Pass<"onnx-stream-to-sequence", "mlir::ModuleOp"> {
+  let summary = "A streaming model that takes N chunks in one call (an ONNX Loop)";
+  let description = [{
+    For a model called once per chunk with its state passed in and out
+    (silero-vad: `input`, `state` -> `output`, `stateN`): rewrites the graph
+    into one that takes `chunks` chunks at once. Each non-state input gains a
+    leading axis of `chunks`; each state input stays the initial state; the
+    body becomes an ONNX `Loop` of `chunks` iterations whose loop-carried
+    values are the states and whose scan outputs stack the other outputs
+    (a leading axis of `chunks`); the state outputs are the final states.
+    Running it equals `chunks` successive calls of the original, the state
+    carried by hand. Initializers stay in the outer graph. `state` names the
+    pairs (`IN=OUT[,IN=OUT...]`, graph input and output names) or `auto`:
+    each graph input that reaches a recurrent layer's initial state, paired
+    with the output of the same type computed from that layer's final
+    state. See docs/passes/onnx-stream-to-sequence.md.
+  }];
+  let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", /*default=*/"0",
+           "How many chunks one call takes (at least 1)">,
+    Option<"state", "state", "std::string", /*default=*/"\"auto\"",
+           "The state pairs: IN=OUT[,IN=OUT...] or auto">,
+  ];
+}
+
 def RNNRecognizeCellsPass : Pass<"rnn-recognize-cells", "mlir::ModuleOp"> {
   let summary = "Find recurrent cells in onnx IR by their equations";
   let description = [{
