@@ -172,6 +172,10 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
   // gpu.wait before anything else that touches memory.
   if (options.gpuKernels)
     pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  CPUVectorizeContractionsPassOptions contractions;
+  contractions.lanes = options.vectorWidth;
+  contractions.registers = options.vectorRegisters;
+  pm.addPass(createCPUVectorizeContractionsPass(contractions));
   pm.addPass(createCPUExpandCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   if (options.threads > 1)

@@ -170,6 +170,36 @@ def CPUApproximateMathPass : Pass<"cpu-approximate-math", "mlir::ModuleOp"> {
                            "mlir::vector::VectorDialect"];
 }
 
+def CPUVectorizeContractionsPass : Pass<"cpu-vectorize-contractions", "mlir::ModuleOp"> {
+  let summary = "Register-tile and vectorise f32 contractions on buffers";
+  let description = [{
+    The multiply-adds outside the recurrent layers (MatMul, Gemm, Conv after
+    its im2col) as register tiles: every `linalg` op on static f32 buffers
+    that computes `out += a * b` through projected permutations, whose
+    output's last dimension is a parallel loop the inputs read contiguously
+    (or not at all), is tiled to output tiles of `Ti` rows by `Tj` lanes
+    (Tj up to 4 vectors of `lanes`, Ti as many rows as `registers` hold) with
+    its reduction loops innermost; the partial tiles are peeled off and stay
+    loops; the full tiles are vectorised (`vector.contract`, lowered to
+    FMAs of a broadcast element by a row of the other operand) and their
+    accumulators hoisted out of the reduction loops into registers. Part of
+    the CPU pipeline, before convert-linalg-to-loops.
+    See docs/passes/cpu-vectorize-contractions.md.
+  }];
+  let dependentDialects = ["mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::linalg::LinalgDialect",
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect"];
+  let options = [
+    Option<"lanes", "lanes", "int64_t", /*default=*/"16",
+           "f32 lanes of the target's vectors (16: AVX-512, 8: AVX2)">,
+    Option<"registers", "registers", "int64_t", /*default=*/"32",
+           "The target's vector registers">,
+  ];
+}
+
 def CPUExpandCopiesPass : Pass<"cpu-expand-copies", "mlir::ModuleOp"> {
   let summary = "Strided memref.copy as linalg.copy, so that it becomes loops";
   let description = [{

@@ -1812,14 +1812,59 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
     tShape.push_back(outShape[2 + i]);
   tShape.push_back(M);
   Value init = convInit(loc, bias, tShape, /*channelDim=*/rank - 1, elemType);
-  // Loops (n, o..., c, k..., m).
+  // Loops (n, o..., c, k..., m). The input first gathered into patches
+  // [N, o..., C, k...] (im2col: the window positions written out, a copy of
+  // O*C*K elements against O*C*K*M multiply-adds), so that the contraction
+  // reads every operand through a projected permutation: a plain
+  // contraction the CPU pipeline tiles and vectorises (cpu-vectorize-
+  // contractions) like a matmul.
   int64_t loops = 3 + 2 * sp;
   AffineExpr n = b.getAffineDimExpr(0), c = b.getAffineDimExpr(1 + sp),
              m = b.getAffineDimExpr(loops - 1);
-  SmallVector<AffineExpr> xExprs = {n, c}, wExprs = {c}, oExprs = {n};
+  ArrayRef<int64_t> xps = shapeOf(xp);
+  Shape patchShape = {xps[0]};
+  for (int64_t i = 0; i < sp; ++i)
+    patchShape.push_back(tShape[1 + i]);
+  patchShape.push_back(xps[1]);
+  for (int64_t i = 0; i < sp; ++i)
+    patchShape.push_back(ws[2 + i]);
+  Value patches;
+  {
+    int64_t pr = patchShape.size(); // n, o..., c, k...
+    SmallVector<utils::IteratorType> its(pr, utils::IteratorType::parallel);
+    SmallVector<AffineMap> pmaps = {b.getMultiDimIdentityMap(pr)};
+    patches =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{RankedTensorType::get(patchShape, elemType)},
+            ValueRange{}, ValueRange{empty(loc, patchShape, elemType)}, pmaps,
+            its,
+            [&](OpBuilder &nb, Location nloc, ValueRange) {
+              auto idx = [&](int64_t d) -> Value {
+                return linalg::IndexOp::create(nb, nloc, d);
+              };
+              SmallVector<Value> coords = {idx(0), idx(1 + sp)};
+              for (int64_t i = 0; i < sp; ++i) {
+                Value o = arith::MulIOp::create(
+                    nb, nloc, idx(1 + i),
+                    arith::ConstantIndexOp::create(nb, nloc, strides[i]));
+                Value k = arith::MulIOp::create(
+                    nb, nloc, idx(2 + sp + i),
+                    arith::ConstantIndexOp::create(nb, nloc, dil[i]));
+                coords.push_back(arith::AddIOp::create(nb, nloc, o, k));
+              }
+              linalg::YieldOp::create(
+                  nb, nloc,
+                  tensor::ExtractOp::create(nb, nloc, xp, coords).getResult());
+            })
+            .getResult(0);
+  }
+  SmallVector<AffineExpr> xExprs = {n}, wExprs = {c}, oExprs = {n};
+  for (int64_t i = 0; i < sp; ++i)
+    xExprs.push_back(b.getAffineDimExpr(1 + i));
+  xExprs.push_back(c);
   for (int64_t i = 0; i < sp; ++i) {
     AffineExpr o = b.getAffineDimExpr(1 + i), k = b.getAffineDimExpr(2 + sp + i);
-    xExprs.push_back(o * strides[i] + k * dil[i]);
+    xExprs.push_back(k);
     wExprs.push_back(k);
     oExprs.push_back(o);
   }
@@ -1832,7 +1877,7 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
   iterators.append(1 + sp, utils::IteratorType::reduction);
   iterators.push_back(utils::IteratorType::parallel);
   auto conv = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{xp, wt}, ValueRange{init},
+      b, loc, TypeRange{init.getType()}, ValueRange{patches, wt}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value p = arith::MulFOp::create(nb, nloc, args[0], args[1]);
         linalg::YieldOp::create(nb, nloc,

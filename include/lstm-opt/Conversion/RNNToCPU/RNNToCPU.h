@@ -24,6 +24,7 @@ namespace lstm_opt {
 #define GEN_PASS_DECL_CPUAPPROXIMATEMATHPASS
 #define GEN_PASS_DECL_CPUEXPANDCOPIESPASS
 #define GEN_PASS_DECL_CPUFORWARDOUTPARAMSPASS
+#define GEN_PASS_DECL_CPUVECTORIZECONTRACTIONSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 /// The attribute convert-rnn-to-cpu puts on a layer's `omp.parallel`: the
