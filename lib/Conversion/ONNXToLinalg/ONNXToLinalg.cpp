@@ -504,6 +504,22 @@ Value FunctionLowering::reshape(Location loc, Value input,
 /// operands through the op's indexing maps.
 Value FunctionLowering::matmul2D(Location loc, Value lhs, Value rhs, Value init,
                                  bool transA, bool transB) {
+  // A constant B^T (a Linear layer's Gemm with transB = 1): transposed at
+  // compile time, so that the matmul reads B's rows contiguously (what
+  // cpu-vectorize-contractions tiles).
+  if (transB)
+    if (auto c = onnx::getConstantF32(rhs);
+        c && c->shape.size() == 2 && getElementTypeOrSelf(rhs.getType()).isF32()) {
+      int64_t n = c->shape[0], k = c->shape[1];
+      std::vector<float> t(c->values.size());
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t q = 0; q < k; ++q)
+          t[q * n + r] = c->values[r * k + q];
+      auto type = RankedTensorType::get({k, n}, b.getF32Type());
+      rhs = arith::ConstantOp::create(b, loc,
+                                      DenseElementsAttr::get(type, ArrayRef<float>(t)));
+      transB = false;
+    }
   auto mm = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
                                      ValueRange{lhs, rhs}, ValueRange{init});
   if (transA || transB) {
