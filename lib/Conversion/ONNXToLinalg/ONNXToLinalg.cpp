@@ -324,6 +324,8 @@ private:
   /// elements before it in the order, ties by index), then output k takes
   /// the element of rank k.
   FailureOr<Results> lowerTopK(onnx::NodeOp op);
+  /// The one value of a constant integer input (CumSum's axis, TopK's K).
+  FailureOr<int64_t> constantInt(Operation *op, Value v, StringRef what);
   FailureOr<Results> lower(onnx::TransposeOp op);
   /// The result shapes the op's shape rule gives over the lowered operands;
   /// its refusal, or a shape not known at compile time, is an error.
@@ -374,6 +376,16 @@ FunctionLowering::constantInts(Operation *op, Value v, StringRef what) {
   return error(op) << "'" << what
                    << "' is not a compile-time constant (the CPU backend "
                       "needs static shapes)";
+}
+
+FailureOr<int64_t> FunctionLowering::constantInt(Operation *op, Value v,
+                                                StringRef what) {
+  auto values = constantInts(op, v, what);
+  if (failed(values))
+    return failure();
+  if (values->size() != 1)
+    return error(op) << what << " must hold one value, not " << values->size();
+  return (*values)[0];
 }
 
 FailureOr<SmallVector<Shape>> FunctionLowering::ruleShapes(Operation *op) {
@@ -2041,14 +2053,12 @@ FailureOr<Results> FunctionLowering::lowerCumSum(onnx::NodeOp op) {
   bool isFloat = isa<FloatType>(elemType);
   ArrayRef<int64_t> in = shapeOf(x);
   int64_t rank = in.size();
-  auto axisVals = constantInts(op, op.getInputs()[1], "axis");
-  if (failed(axisVals))
+  auto axisVal = constantInt(op, op.getInputs()[1], "axis");
+  if (failed(axisVal))
     return failure();
-  if (axisVals->size() != 1)
-    return error(op) << "axis must hold one value, not " << axisVals->size();
-  auto axis = onnx::normalizeAxis((*axisVals)[0], rank);
+  auto axis = onnx::normalizeAxis(*axisVal, rank);
   if (!axis)
-    return error(op) << "axis " << (*axisVals)[0] << " is out of range for rank "
+    return error(op) << "axis " << *axisVal << " is out of range for rank "
                      << rank;
   bool exclusive = intAttr(op, "exclusive", 0) != 0;
   bool reverse = intAttr(op, "reverse", 0) != 0;
@@ -3307,16 +3317,14 @@ FailureOr<Results> FunctionLowering::lowerTopK(onnx::NodeOp op) {
   bool isFloat = isa<FloatType>(elemType);
   ArrayRef<int64_t> in = shapeOf(x);
   int64_t rank = in.size();
-  auto kVals = constantInts(op, op.getInputs()[1], "K");
-  if (failed(kVals))
+  auto kVal = constantInt(op, op.getInputs()[1], "K");
+  if (failed(kVal))
     return failure();
-  if (kVals->size() != 1)
-    return error(op) << "K must hold one value, not " << kVals->size();
   auto axis = onnx::normalizeAxis(intAttr(op, "axis", -1), rank);
   if (!axis)
     return error(op) << "axis " << intAttr(op, "axis", -1)
                      << " is out of range for rank " << rank;
-  int64_t n = in[*axis], K = (*kVals)[0];
+  int64_t n = in[*axis], K = *kVal;
   if (K < 0 || K > n)
     return error(op) << "K = " << K << " is not in [0, " << n << "]";
   if (n > (int64_t(1) << 16))

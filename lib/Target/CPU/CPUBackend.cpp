@@ -4,6 +4,7 @@
 
 #include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/ONNX/Utils/StateSlots.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Support/CheckedMath.h"
 
@@ -423,78 +424,29 @@ bool ModelSignature::isStateOutput(unsigned o) const {
   return llvm::any_of(state, [&](auto p) { return p.second == o; });
 }
 
-/// The recurrent layers' state slots a value feeds (forward) or comes from
-/// (backward): (layer, 0) for h, (layer, 1) for c.
-using StateSlots = std::set<std::pair<Operation *, int>>;
+using onnx::StateSlots;
 
-/// Which state slots of which recurrent layers `from` reaches (forward
-/// through every op, into nested regions through their ancestors; a layer's
-/// own results are not followed).
-static StateSlots slotsFed(Value from, Block &top) {
-  StateSlots slots;
-  SmallVector<Value> work = {from};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      auto record = [&](auto layer) {
-        MutableOperandRange h0 = layer.getH0Mutable(), c0 = layer.getC0Mutable();
-        if (h0.size() && &h0[0] == &use)
-          slots.insert({layer.getOperation(), 0});
-        else if (c0.size() && &c0[0] == &use)
-          slots.insert({layer.getOperation(), 1});
-      };
-      if (auto seq = dyn_cast<rnn::SequenceOp>(user)) {
-        record(seq);
-        continue;
-      }
-      if (auto rec = dyn_cast<rnn::RecurrenceOp>(user)) {
-        record(rec);
-        continue;
-      }
-      // Into the op of the graph's body that holds the use.
-      Operation *top2 = top.findAncestorOpInBlock(*user);
-      if (!top2)
-        continue;
-      for (Value r : top2->getResults())
-        work.push_back(r);
-    }
-  }
-  return slots;
+/// A recurrent layer's initial state (h0: slot 0, c0: slot 1) that `use`
+/// is, or its final state (h_n: 0, c_n: 1) that `r` is.
+static std::optional<onnx::StateSlot> initialSlot(OpOperand &use) {
+  auto slot = [&](auto layer) -> std::optional<onnx::StateSlot> {
+    MutableOperandRange h0 = layer.getH0Mutable(), c0 = layer.getC0Mutable();
+    if (h0.size() && &h0[0] == &use)
+      return onnx::StateSlot(layer.getOperation(), 0);
+    if (c0.size() && &c0[0] == &use)
+      return onnx::StateSlot(layer.getOperation(), 1);
+    return std::nullopt;
+  };
+  if (auto seq = dyn_cast<rnn::SequenceOp>(use.getOwner()))
+    return slot(seq);
+  if (auto rec = dyn_cast<rnn::RecurrenceOp>(use.getOwner()))
+    return slot(rec);
+  return std::nullopt;
 }
-
-/// Which final states of which recurrent layers `to` is computed from
-/// (backward through every op of the graph's body; a layer is not crossed).
-static StateSlots slotsRead(Value to) {
-  StateSlots slots;
-  SmallVector<Value> work = {to};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(def)) {
-      unsigned n = cast<OpResult>(v).getResultNumber();
-      slots.insert({def, n == 2 ? 1 : 0});
-      continue;
-    }
-    for (Value operand : def->getOperands())
-      work.push_back(operand);
-    // Values a nested region uses from above count as operands.
-    if (def->getNumRegions())
-      def->walk([&](Operation *inner) {
-        for (Value operand : inner->getOperands())
-          if (!def->isAncestor(operand.getParentBlock()->getParentOp()))
-            work.push_back(operand);
-      });
-  }
-  return slots;
+static std::optional<onnx::StateSlot> finalSlot(OpResult r) {
+  if (!isa<rnn::SequenceOp, rnn::RecurrenceOp>(r.getOwner()))
+    return std::nullopt;
+  return onnx::StateSlot(r.getOwner(), r.getResultNumber() == 2 ? 1 : 0);
 }
 
 /// Resolves `spec` (CPUOptions::statePairs) into `sig.state`.
@@ -555,9 +507,9 @@ static LogicalResult resolveStatePairs(func::FuncOp graph, StringRef spec,
   auto ret = top.getTerminator();
   std::vector<StateSlots> fed(sig.inputs.size()), read(sig.outputs.size());
   for (unsigned i = 0; i < sig.inputs.size(); ++i)
-    fed[i] = slotsFed(graph.getArgument(i), top);
+    fed[i] = onnx::stateSlotsFed(graph.getArgument(i), initialSlot);
   for (unsigned o = 0; o < sig.outputs.size(); ++o)
-    read[o] = slotsRead(ret->getOperand(o));
+    read[o] = onnx::stateSlotsRead(ret->getOperand(o), finalSlot);
   std::string list;
   for (unsigned i = 0; i < sig.inputs.size(); ++i) {
     if (fed[i].empty() || !sig.inputs[i].bound.empty())

@@ -10,6 +10,7 @@
 #include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 
 #include "lstm-opt/Dialect/ONNX/IR/ONNXOps.h"
+#include "lstm-opt/Dialect/ONNX/Utils/StateSlots.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -17,8 +18,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
-
-#include <set>
 
 namespace lstm_opt::rnn {
 #define GEN_PASS_DEF_ONNXSTREAMTOSEQUENCEPASS
@@ -34,99 +33,31 @@ namespace od = lstm_opt::onnx;
 
 constexpr llvm::StringLiteral kPass = "onnx-stream-to-sequence";
 
-/// A recurrent layer's state slot: (layer, 0) for h, (layer, 1) for c.
-using Slots = std::set<std::pair<Operation *, int>>;
+using onnx::StateSlot;
+using onnx::StateSlots;
 
 /// The initial-state slot `use` is, if it is one of a recurrent onnx op.
-std::optional<std::pair<Operation *, int>> initialSlot(OpOperand &use) {
+std::optional<StateSlot> initialSlot(OpOperand &use) {
   Operation *op = use.getOwner();
   if (!isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))
     return std::nullopt;
   if (use.getOperandNumber() == 5)
-    return std::make_pair(op, 0);
+    return StateSlot(op, 0);
   if (isa<od::LSTMOp>(op) && use.getOperandNumber() == 6)
-    return std::make_pair(op, 1);
+    return StateSlot(op, 1);
   return std::nullopt;
 }
 
-/// The slots `from`'s values reach: forward through every user, into nested
-/// regions (and out through their ancestors); a layer is not crossed, nor a
-/// Shape (a value that only gives its shape is not the state).
-Slots slotsFed(Value from) {
-  Slots slots;
-  SmallVector<Value> work = {from};
-  llvm::DenseSet<Value> seen;
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    for (OpOperand &use : v.getUses()) {
-      if (auto slot = initialSlot(use)) {
-        slots.insert(*slot);
-        continue;
-      }
-      if (isa<od::ShapeOp>(use.getOwner()) ||
-          (isa<od::NodeOp>(use.getOwner()) &&
-           cast<od::NodeOp>(use.getOwner()).getOpType() == "Size"))
-        continue;
-      for (Operation *op = use.getOwner(); op; op = op->getParentOp()) {
-        if (isa<func::FuncOp>(op))
-          break;
-        for (Value r : op->getResults())
-          work.push_back(r);
-      }
-    }
-  }
-  return slots;
-}
-
-/// The final-state slots `to` is computed from: backward through every
-/// operand; an If's result through what each branch yields for it; another
-/// op with regions counts every layer inside it.
-Slots slotsRead(Value to) {
-  Slots slots;
-  SmallVector<Value> work = {to};
-  llvm::DenseSet<Value> seen;
-  auto addLayer = [&](Operation *op, unsigned result) {
-    if (result == 1)
-      slots.insert({op, 0});
-    else if (result == 2 && isa<od::LSTMOp>(op))
-      slots.insert({op, 1});
-  };
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      continue;
-    if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(def)) {
-      addLayer(def, cast<OpResult>(v).getResultNumber());
-      continue;
-    }
-    for (Value operand : def->getOperands())
-      work.push_back(operand);
-    auto node = dyn_cast<od::NodeOp>(def);
-    if (node && node.getOpType() == "If") {
-      unsigned r = cast<OpResult>(v).getResultNumber();
-      for (Region &branch : node.getGraphs())
-        if (!branch.empty())
-          if (auto y = dyn_cast<od::YieldOp>(branch.front().getTerminator()))
-            if (r < y.getValues().size())
-              work.push_back(y.getValues()[r]);
-      continue;
-    }
-    if (def->getNumRegions())
-      def->walk([&](Operation *inner) {
-        if (isa<od::LSTMOp, od::GRUOp, od::RNNOp>(inner))
-          for (unsigned r = 1; r < inner->getNumResults(); ++r)
-            addLayer(inner, r);
-        for (Value operand : inner->getOperands())
-          if (!def->isAncestor(operand.getParentBlock()->getParentOp()))
-            work.push_back(operand);
-      });
-  }
-  return slots;
+/// The final-state slot `r` is, if it is a recurrent onnx op's Y_h or Y_c.
+std::optional<StateSlot> finalSlot(OpResult r) {
+  Operation *op = r.getOwner();
+  if (!isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))
+    return std::nullopt;
+  if (r.getResultNumber() == 1)
+    return StateSlot(op, 0);
+  if (isa<od::LSTMOp>(op) && r.getResultNumber() == 2)
+    return StateSlot(op, 1);
+  return std::nullopt;
 }
 
 /// A state input and output may differ in how much of their shape the model
@@ -211,12 +142,12 @@ struct StreamToSequence
         pairs.push_back({*i, *o});
       }
     } else {
-      SmallVector<Slots> read;
+      SmallVector<StateSlots> read;
       for (unsigned o = 0; o < nOut; ++o)
-        read.push_back(slotsRead(ret.getOperand(o)));
+        read.push_back(onnx::stateSlotsRead(ret.getOperand(o), finalSlot));
       llvm::DenseSet<unsigned> taken;
       for (unsigned i = 0; i < nIn; ++i) {
-        Slots fed = slotsFed(f.getArgument(i));
+        StateSlots fed = onnx::stateSlotsFed(f.getArgument(i), initialSlot);
         if (fed.empty())
           continue;
         SmallVector<unsigned> match;
