@@ -14,6 +14,7 @@
 #include "lstm-opt/Target/ONNX/ONNXExport.h"
 #include "lstm-opt/Target/ONNX/ONNXImport.h"
 #include "lstm-opt/Tools/CompileOptions.h"
+#include "lstm-opt/Tools/IREECompile.h"
 #include "lstm-opt/Tools/Report.h"
 
 #include "mlir/IR/AsmState.h"
@@ -88,6 +89,21 @@ llvm::cl::opt<int64_t> linalgUnrollSteps(
                    "always a loop; a stack such as IREE runs a host loop's "
                    "iterations as separate dispatches)"),
     llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> ireeCompilerLib(
+    "iree-compiler-lib",
+    llvm::cl::desc("--target=iree -o m.vmfb: the IREE compiler library "
+                   "(libIREECompiler.so) to compile with (default: "
+                   "$IREE_COMPILER_LIB, else the one beside the iree-compile "
+                   "on PATH, else the project's .venv)"),
+    llvm::cl::value_desc("path"), llvm::cl::init(""),
+    llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::list<std::string> ireeFlags(
+    "iree-flag",
+    llvm::cl::desc("--target=iree -o m.vmfb: one more iree-compile flag "
+                   "(repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4"),
+    llvm::cl::value_desc("flag"), llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<int64_t> streamToSequence(
     "stream-to-sequence",
@@ -628,6 +644,21 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     }
   }
 
+  // --target=iree -o m.vmfb: the module compiled by IREE in this process.
+  if (target == "iree" && llvm::sys::path::extension(outputPath) == ".vmfb") {
+    start = std::chrono::steady_clock::now();
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    module->print(ts);
+    std::vector<std::string> extra(ireeFlags.begin(), ireeFlags.end());
+    if (failed(compileWithIREE(text, inputPath, outputPath,
+                               findIREECompilerLibrary(ireeCompilerLib, argv[0]),
+                               extra)))
+      return 1;
+    report.phases.push_back({"iree-compile", msSince(start)});
+    return finishReport();
+  }
+
   // Output.
   start = std::chrono::steady_clock::now();
   std::string data;
@@ -719,12 +750,15 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
     }
   } else if (target == "linalg" || target == "iree") {
     StringRef ext = llvm::sys::path::extension(outputPath);
-    if (outputPath != "-" && ext != ".mlir") {
+    if (target == "iree" && ext == ".vmfb") {
+      // Compiled by IREE in this process (runDriver).
+    } else if (outputPath != "-" && ext != ".mlir") {
       llvm::errs() << "lstm-opt: error: --target=" << target
                    << " writes .mlir (linalg, tensor, arith, math and scf on "
                       "tensors"
                    << (target == "iree" ? ", the recurrences in IREE dispatch "
-                                          "regions"
+                                          "regions) or .vmfb (compiled by the "
+                                          "IREE compiler library"
                                         : "")
                    << "), not '" << outputPath << "'\n";
       return 1;
