@@ -175,6 +175,9 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
   CPUVectorizeContractionsPassOptions contractions;
   contractions.lanes = options.vectorWidth;
   contractions.registers = options.vectorRegisters;
+  // Threads for a contraction of at least 2M multiply-adds (about 20 us on
+  // one core: more than an OpenMP fork and join costs).
+  contractions.parallelMinWork = options.threads > 1 ? int64_t(1) << 21 : 0;
   pm.addPass(createCPUVectorizeContractionsPass(contractions));
   pm.addPass(createCPUExpandCopiesPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -197,6 +197,10 @@ def CPUVectorizeContractionsPass : Pass<"cpu-vectorize-contractions", "mlir::Mod
            "f32 lanes of the target's vectors (16: AVX-512, 8: AVX2)">,
     Option<"registers", "registers", "int64_t", /*default=*/"32",
            "The target's vector registers">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t", /*default=*/"0",
+           "A contraction of at least this many multiply-adds has its "
+           "outermost loop of tiles as scf.parallel (OpenMP threads in the "
+           "CPU pipeline); 0: never">,
   ];
 }
 

@@ -43,6 +43,7 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kMarker = "lstm_opt.vectorize";
+constexpr llvm::StringLiteral kParallel = "lstm_opt.parallel_tiles";
 
 /// The plan for one contraction: which loop is the output's contiguous
 /// dimension (j), which the next output dimension (i), the tile sizes and
@@ -299,6 +300,24 @@ struct CPUVectorizeContractionsPass
         continue;
       for (Operation *t : tiled->tiledOps)
         t->setAttr(kMarker, rewriter.getUnitAttr());
+      // Enough work for the threads: the outermost tile loop of more than
+      // one tile becomes an scf.parallel (OpenMP later), each thread
+      // writing its own output tiles.
+      int64_t work = 1;
+      for (int64_t r : op.getStaticLoopRanges())
+        work = work > (int64_t(1) << 40) / std::max<int64_t>(r, 1) ? int64_t(1) << 40
+                                                                   : work * r;
+      if (parallelMinWork > 0 && work >= parallelMinWork)
+        for (LoopLikeOpInterface l : tiled->loops) {
+          auto f = dyn_cast<scf::ForOp>(l.getOperation());
+          auto lb = f ? getConstantIntValue(f.getLowerBound()) : std::nullopt;
+          auto ub = f ? getConstantIntValue(f.getUpperBound()) : std::nullopt;
+          auto st = f ? getConstantIntValue(f.getStep()) : std::nullopt;
+          if (lb && ub && st && *ub - *lb > *st) {
+            f->setAttr(kParallel, rewriter.getUnitAttr());
+            break;
+          }
+        }
       rewriter.eraseOp(op);
     }
     // Peel the partial tile off every tiled loop, the copies peeling
@@ -325,6 +344,7 @@ struct CPUVectorizeContractionsPass
         scf::ForOp partial;
         if (succeeded(scf::peelForLoopAndSimplifyBounds(rewriter, f, partial)) &&
             partial) {
+          partial->removeAttr(kParallel); // one tile
           changed = true;
           break;
         }
@@ -349,6 +369,27 @@ struct CPUVectorizeContractionsPass
       op->removeAttr(kMarker);
       if (succeeded(emitTile(rewriter, op)))
         rewriter.eraseOp(op);
+    }
+    // The marked tile loops as scf.parallel.
+    SmallVector<scf::ForOp> parallel;
+    module.walk([&](scf::ForOp f) {
+      if (f->hasAttr(kParallel))
+        parallel.push_back(f);
+    });
+    for (scf::ForOp f : parallel) {
+      f->removeAttr(kParallel);
+      if (f.getNumRegionIterArgs() != 0)
+        continue;
+      rewriter.setInsertionPoint(f);
+      auto par = scf::ParallelOp::create(rewriter, f.getLoc(),
+                                         ValueRange{f.getLowerBound()},
+                                         ValueRange{f.getUpperBound()},
+                                         ValueRange{f.getStep()});
+      Block *from = f.getBody(), *to = par.getBody();
+      f.getInductionVar().replaceAllUsesWith(par.getInductionVars()[0]);
+      to->getOperations().splice(to->begin(), from->getOperations(),
+                                 from->begin(), std::prev(from->end()));
+      rewriter.eraseOp(f);
     }
   }
 };

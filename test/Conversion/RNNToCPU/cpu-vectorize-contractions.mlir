@@ -1,5 +1,17 @@
 // RUN: lstm-opt %s -split-input-file -cpu-vectorize-contractions | FileCheck %s
 // RUN: lstm-opt %s -split-input-file -cpu-vectorize-contractions="lanes=8 registers=16" | FileCheck %s --check-prefix=AVX2
+// RUN: lstm-opt %s -split-input-file -cpu-vectorize-contractions="parallel-min-work=1000" | FileCheck %s --check-prefix=PAR
+
+// parallel-min-work: a contraction of at least that many multiply-adds has
+// its outermost loop of more than one tile as scf.parallel (4 row tiles of
+// 6 here); the partial column tile's copy of the loop too.
+// PAR-LABEL: func.func @matmul(
+// PAR-NOT: scf.parallel
+// PAR-LABEL: func.func @matmul_rows(
+// PAR: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c24{{.*}}) step (%c6{{.*}})
+// PAR:   vector<6x64xf32>
+// PAR-LABEL: func.func @narrow(
+// PAR-NOT: scf.parallel
 
 // A matmul [10, 32] x [32, 80]: output tiles of rows by 64 lanes (AVX-512:
 // 4 vectors), 6 rows (the registers: 6 x 4 accumulators, a row of b, a
@@ -27,6 +39,11 @@
 // AVX2: vector<2x32xf32>
 func.func @matmul(%a: memref<10x32xf32>, %b: memref<32x80xf32>, %c: memref<10x80xf32>) {
   linalg.matmul ins(%a, %b : memref<10x32xf32>, memref<32x80xf32>) outs(%c : memref<10x80xf32>)
+  return
+}
+
+func.func @matmul_rows(%a: memref<24x32xf32>, %b: memref<32x80xf32>, %c: memref<24x80xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x32xf32>, memref<32x80xf32>) outs(%c : memref<24x80xf32>)
   return
 }
 

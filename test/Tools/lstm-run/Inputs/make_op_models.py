@@ -380,3 +380,15 @@ save("topk_smallest_axis0", [
     [f32("x", [5, 4])],
     [f32("v", [2, 4]), helper.make_tensor_value_info("i", TensorProto.INT64, [2, 4])],
     [ints("k", [2])], opset=11)
+
+# Contractions big enough (over 2M multiply-adds) for the threads: a Conv1d
+# 64 -> 64 (k 3, 256 positions) and a Linear layer's Gemm (transB = 1,
+# [64, 256] x [256, 512]^T): with 2 threads their tile loops run in parallel.
+save("conv1d_wide", [
+    helper.make_node("Conv", ["x", "w", "b"], ["y"], pads=[1, 1], name="c")],
+    [f32("x", [1, 64, 256])], [f32("y", [1, 64, 256])],
+    [const("w", rng.standard_normal((64, 64, 3)) * 0.1), const("b", rng.standard_normal(64))])
+save("gemm_linear_wide", [
+    helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1, name="g")],
+    [f32("x", [64, 256])], [f32("y", [64, 512])],
+    [const("w", rng.standard_normal((512, 256)) * 0.1), const("b", rng.standard_normal(512))])
