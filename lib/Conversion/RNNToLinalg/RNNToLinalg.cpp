@@ -204,6 +204,24 @@ public:
 };
 
 /// [rows][cols] -> [cols][rows] of a row-major block.
+/// Whether one step's tensors fit the stack IREE gives a dispatch (32 KiB
+/// on llvm-cpu: it keeps the step's gates [B, G*H] and the cell's new states
+/// there; 4 * B * (G*H + 2*H) bytes measured with IREE 3.13). When not, the
+/// layer keeps the plain loop (IREE runs it step by step) and a remark says
+/// why.
+bool fitsIREEStack(Operation *op, int64_t B, int64_t gh, int64_t H) {
+  constexpr int64_t kStack = 32 * 1024;
+  int64_t bytes = 4 * B * (gh + 3 * H);
+  if (bytes <= kStack)
+    return true;
+  op->emitRemark() << kPass
+                   << ": the time loop stays outside an IREE dispatch region: "
+                      "one step's tensors take about "
+                   << bytes / 1024 << " KiB, over the 32 KiB of stack IREE "
+                   << "gives a dispatch";
+  return false;
+}
+
 /// The time loop of one direction inside an IREE `flow.dispatch.region`
 /// (built as an unregistered op: `"flow.dispatch.region"() ({...}, {})`), so
 /// that IREE compiles the whole recurrence into one dispatch. Written for
@@ -596,7 +614,8 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps,
       for (int64_t k = 0; k < T; ++k)
         iter = stepBody(b, lb.index(k), iter);
       finals = iter;
-    } else if (ireeDispatch && T > 1 && B * H > 1) {
+    } else if (ireeDispatch && T > 1 && B * H > 1 &&
+               fitsIREEStack(op, B, G * H, H)) {
       // (One step needs no loop, one unit no dispatch of its own; IREE 3.13
       // also rejects the rank-expanding slices MLIR 22 folds their
       // reshapes into.)

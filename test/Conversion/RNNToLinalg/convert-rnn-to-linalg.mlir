@@ -1,6 +1,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-linalg --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-linalg=unroll-steps=3 --split-input-file | FileCheck %s --check-prefix=UNROLL
 // RUN: lstm-opt %s --convert-rnn-to-linalg=iree-dispatch=true --allow-unregistered-dialect --split-input-file | FileCheck %s --check-prefix=IREE
+// RUN: lstm-opt %s --convert-rnn-to-linalg=iree-dispatch=true --allow-unregistered-dialect --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=IREEBIG
 
 // iree-dispatch: the time loop inside IREE's flow.dispatch.region (generic
 // form: IREE's dialects are not linked), the states h and c in one flat
@@ -134,4 +135,22 @@ func.func @lstm_peephole_input_forget(%x: tensor<3x1x2xf32>) -> tensor<3x1x1x2xf
   %p = onnx.initializer "P" dense<[[1.0, 1.0, 2.0, 2.0, 3.0, 3.0]]> : tensor<1x6xf32>
   %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b peephole(%p) {hidden_size = 2 : i64, input_forget} : (tensor<3x1x2xf32>, tensor<1x8x2xf32>, tensor<1x8x2xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x6xf32>) -> (tensor<3x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
   return %y : tensor<3x1x1x2xf32>
+}
+
+// -----
+
+// A layer whose step tensors do not fit the 32 KiB of stack IREE gives a
+// dispatch (the gates [8, 2048] alone take 64 KiB) keeps the plain loop,
+// with a remark.
+// IREE-LABEL: func.func @lstm_large_step(
+// IREE-NOT: flow.dispatch.region
+// IREE: scf.for
+// IREE: return
+// IREEBIG: remark: convert-rnn-to-linalg: the time loop stays outside an IREE dispatch region: one step's tensors take about 112 KiB, over the 32 KiB of stack IREE gives a dispatch
+func.func @lstm_large_step(%x: tensor<3x8x4xf32>) -> tensor<3x1x8x512xf32> {
+  %w = onnx.initializer "W" dense<0.01> : tensor<1x2048x4xf32>
+  %r = onnx.initializer "R" dense<0.001> : tensor<1x2048x512xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x2048xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 512 : i64} : (tensor<3x8x4xf32>, tensor<1x2048x4xf32>, tensor<1x2048x512xf32>, tensor<1x2048xf32>, tensor<1x2048xf32>) -> (tensor<3x1x8x512xf32>, tensor<1x8x512xf32>, tensor<1x8x512xf32>)
+  return %y : tensor<3x1x8x512xf32>
 }
