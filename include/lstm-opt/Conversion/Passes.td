@@ -178,12 +178,12 @@ def CPUVectorizeContractionsPass : Pass<"cpu-vectorize-contractions", "mlir::Mod
     that computes `out += a * b` through projected permutations, whose
     output's last dimension is a parallel loop the inputs read contiguously
     (or not at all), is tiled to output tiles of `Ti` rows by `Tj` lanes
-    (Tj up to 4 vectors of `lanes`, Ti as many rows as `registers` hold) with
-    its reduction loops innermost; the partial tiles are peeled off and stay
-    loops; the full tiles are vectorised (`vector.contract`, lowered to
-    FMAs of a broadcast element by a row of the other operand) and their
-    accumulators hoisted out of the reduction loops into registers. Part of
-    the CPU pipeline, before convert-linalg-to-loops.
+    (Tj up to 4 vectors of `lanes`, Ti as many rows as `registers` hold),
+    the reductions not tiled; each tiled loop's partial last tile is peeled
+    off, so that every tile has a static shape; each tile becomes a loop nest
+    over its reductions carrying the [Ti, Tj] accumulator in registers, one
+    FMA of a broadcast element by a row of the other operand per row and
+    step. Part of the CPU pipeline, before convert-linalg-to-loops.
     See docs/passes/cpu-vectorize-contractions.md.
   }];
   let dependentDialects = ["mlir::affine::AffineDialect",

@@ -2,11 +2,11 @@
 //
 // The rest of a model's multiply-adds (MatMul/Gemm, Conv after im2col) as
 // register tiles: each f32 contraction on buffers whose output's innermost
-// dimension is contiguous is tiled to [.., Ti, Tj] output tiles with its
-// reductions innermost, the full tiles vectorised (vector.contract lowered
-// to FMAs of a broadcast by a row of Tj lanes) and their accumulators
-// hoisted out of the reduction loops into registers. Partial tiles are
-// peeled off and stay loops. See docs/passes/cpu-vectorize-contractions.md.
+// dimension is contiguous is tiled to [.., Ti, Tj] output tiles (partial
+// tiles peeled into tiles of their own), each tile a loop nest over the
+// reductions carrying the accumulator in registers, one FMA of a broadcast
+// by a row of Tj lanes per row and step.
+// See docs/passes/cpu-vectorize-contractions.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,20 +18,14 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Transforms/Passes.h"
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CPUVECTORIZECONTRACTIONSPASS
