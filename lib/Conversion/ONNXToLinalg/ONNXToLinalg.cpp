@@ -2940,6 +2940,8 @@ FailureOr<Results> FunctionLowering::lowerEinsum(onnx::NodeOp op) {
     dimOf[ch] = dimOf.size();
     outShape.push_back(sizes.lookup(ch));
   }
+  if (!checkedNumElements(outShape))
+    return error(op) << "the output is too large";
   unsigned numLoops = dimOf.size();
   for (auto &[ch, n] : sizes)
     if (!dimOf.count(ch))
