@@ -81,7 +81,14 @@ VARIANTS = {
     "gpu-persistent": ["--target=gpu", "--gpu-design=persistent"],
     "gpu-persistent-barrier": ["--target=gpu", "--gpu-design=persistent",
                                "--gpu-grid-sync=barrier"],
-    # Fewer, larger blocks than the default (one per SM): 12 and 16 units.
+    # The recurrent weights in shared memory even where they fit registers.
+    "gpu-persistent-shared": ["--target=gpu", "--gpu-design=persistent",
+                              "--gpu-weights=shared"],
+    # Fewer, larger blocks than the default (one per SM): 4, 8, 12 and 16 units.
+    "gpu-persistent-u4": ["--target=gpu", "--gpu-design=persistent",
+                          "--gpu-units-per-block=4"],
+    "gpu-persistent-u8": ["--target=gpu", "--gpu-design=persistent",
+                          "--gpu-units-per-block=8"],
     "gpu-persistent-u12": ["--target=gpu", "--gpu-design=persistent",
                            "--gpu-units-per-block=12"],
     "gpu-persistent-u16": ["--target=gpu", "--gpu-design=persistent",
@@ -129,7 +136,7 @@ def build(args):
         for v, flags in VARIANTS.items():
             if args.variants and v not in args.variants.split(","):
                 continue
-            if not args.variants and v.endswith(("-u12", "-u16")):
+            if not args.variants and v.endswith(("-u4", "-u8", "-u12", "-u16")):
                 continue
             so = os.path.join(sdir, v + ".so")
             cmd = [lstm_opt, onnx_path, "-o", so, "--target-cpu=" + args.target_cpu] + flags

@@ -24,6 +24,9 @@ Variants:
     gpu-persistent-grid  the same, 2 hidden units per block (--gpu-units-per-block=2):
                     several blocks per direction exchanging h as (value, step) words
     gpu-persistent-barrier  the same with --gpu-grid-sync=barrier (a grid barrier per step)
+    gpu-persistent-shared, gpu-persistent-grid-shared  gpu-persistent and -grid with
+                    --gpu-weights=shared (the recurrent weights in shared memory, not
+                    registers)
 
 Next to them: lib/ (libLstmOptCUDNNRuntime.so, libLstmOptGPURuntime.so and the
 CUDA runtime libcudart.so.13 they were linked against), lstm_opt_runtime.py
@@ -65,6 +68,12 @@ VARIANTS = {
     "gpu-persistent-barrier": (["--target=gpu", "--gpu-design=persistent",
                                 "--gpu-units-per-block=2", "--gpu-grid-sync=barrier"],
                                "cuda", 1e-4),
+    # The recurrent weights in shared memory even where they fit registers.
+    "gpu-persistent-shared": (["--target=gpu", "--gpu-design=persistent",
+                               "--gpu-weights=shared"], "cuda", 1e-4),
+    "gpu-persistent-grid-shared": (["--target=gpu", "--gpu-design=persistent",
+                                    "--gpu-units-per-block=2", "--gpu-weights=shared"],
+                                   "cuda", 1e-4),
 }
 LIMIT_BYTES = 60 << 20
 

@@ -131,7 +131,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--only", default="", help="variants whose name starts with this")
+    ap.add_argument("--only", default="", help="variants whose name starts with this "
+                    "(NAME= : exactly this one)")
     ap.add_argument("--model", default="", help="models whose name contains this")
     ap.add_argument("--threads", type=int, default=1,
                     help="also call each model from this many threads at once, "
@@ -153,7 +154,9 @@ def main():
     devices, notes, _keep = load_runtime(bundle["libs"])
     rows = []
     for e in bundle["entries"]:
-        if not e["variant"].startswith(args.only) or args.model not in e["model"]:
+        exact = args.only.endswith("=")
+        if (e["variant"] != args.only[:-1] if exact else not e["variant"].startswith(args.only)) \
+                or args.model not in e["model"]:
             continue
         row = {"model": e["model"], "variant": e["variant"], "status": "", "max_rel_err": None,
                "median_ms": None, "min_ms": None, "note": ""}

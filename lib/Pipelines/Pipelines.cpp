@@ -84,7 +84,8 @@ void lstm_opt::buildGPUKernelsPipeline(OpPassManager &pm,
 static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
                                                    StringRef design,
                                                    int64_t unitsPerBlock,
-                                                   StringRef gridSync) {
+                                                   StringRef gridSync,
+                                                   StringRef weights) {
   ConvertRNNToGPUPassOptions gpu;
   gpu.mapping = "gpu";
   gpu.design = design.str();
@@ -92,6 +93,7 @@ static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
   gpu.maxCoResidentBlocks = gpu_kernels::chipMaxBlocks(chip);
   gpu.unitsPerBlock = unitsPerBlock;
   gpu.gridSync = gridSync.str();
+  gpu.weights = weights.str();
   return gpu;
 }
 
@@ -126,7 +128,8 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     // ... run on the whole module).
     pm.addPass(createConvertRNNToGPUPass(
         gpuKernelOptions(options.gpuChip, options.gpuDesign,
-                         options.gpuUnitsPerBlock, options.gpuGridSync)));
+                         options.gpuUnitsPerBlock, options.gpuGridSync,
+                         options.gpuWeights)));
     GPUKernelsOptions kernels;
     kernels.chip = options.gpuChip;
     kernels.format = options.gpuBinaryFormat;
@@ -227,7 +230,8 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
     buildRecognitionPipeline(pm, /*importQuantized=*/true);
   pm.addPass(
       createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design,
-                                                 options.unitsPerBlock, options.gridSync)));
+                                                 options.unitsPerBlock, options.gridSync,
+                                                 options.weights)));
 }
 
 void lstm_opt::buildLinalgPipeline(OpPassManager &pm,

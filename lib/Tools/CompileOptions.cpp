@@ -100,7 +100,13 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                            "kernel hand h to each other: flags (default: "
                            "each value with its step in one 64-bit word) or "
                            "barrier (a grid barrier per step)"),
-                  cl::init("flags"), cl::cat(category)) {
+                  cl::init("flags"), cl::cat(category)),
+      gpuWeights("gpu-weights",
+                 cl::desc("GPU kernels: where the persistent kernel keeps the "
+                          "recurrent weights: registers (default: each lane "
+                          "its share, where they fit; else shared memory) or "
+                          "shared"),
+                 cl::init("registers"), cl::cat(category)) {
   (void)freedThreads;
 }
 
@@ -186,5 +192,8 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   if (llvm::Error e = oneOf("gpu-grid-sync", gpuGridSync, {"flags", "barrier"}))
     return e;
   o.gpuGridSync = gpuGridSync;
+  if (llvm::Error e = oneOf("gpu-weights", gpuWeights, {"registers", "shared"}))
+    return e;
+  o.gpuWeights = gpuWeights;
   return llvm::Error::success();
 }

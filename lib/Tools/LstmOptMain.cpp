@@ -582,6 +582,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     gpuOptions.design = cpuOptions.gpuKernelsDesign;
     gpuOptions.unitsPerBlock = cpuOptions.gpuUnitsPerBlock;
     gpuOptions.gridSync = cpuOptions.gpuGridSync;
+    gpuOptions.weights = cpuOptions.gpuWeights;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))

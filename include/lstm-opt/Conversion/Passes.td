@@ -275,11 +275,13 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
     recurrence: one fused gate kernel launch per time step (each thread one
     (batch row, hidden unit): its G dot products over H, then the whole
     cell epilogue), or, for batch <= 4, one persistent kernel for all steps
-    (each block keeps its units' recurrent rows in shared memory and splits
-    each dot product over the lanes of a warp; one block per direction,
-    with h in shared memory too, when a direction fits `shared-bytes`, else
-    one block per SM, the blocks handing h to each other as (value, step)
-    words, or through a grid barrier with `grid-sync=barrier`). With
+    (each block keeps its units' recurrent rows for the whole sequence, in
+    registers where they fit, each group of lanes one unit that runs its own
+    cell, else in shared memory, and splits each dot product over the lanes
+    of a warp; one block per direction, with h in shared memory, when a
+    direction fits, else one block per SM, the blocks handing h to each
+    other as (value, step) words, or through a grid barrier with
+    `grid-sync=barrier`). With
     `mapping=gpu` the
     kernels are `gpu.func`s of one `gpu.module` launched by
     `gpu.launch_func` on `gpu.alloc`'ed device buffers; with `mapping=cpu`
@@ -310,6 +312,11 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
            "(each value written with its step in one 64-bit word, read until "
            "the step matches) or barrier (a grid barrier on a global counter, "
            "then plain loads)">,
+    Option<"weights", "weights", "std::string", /*default=*/"\"registers\"",
+           "Where the persistent kernel keeps the recurrent weights: registers "
+           "(each lane its share of its unit's gate rows, for the whole "
+           "sequence, where they fit; else shared memory) or shared (always "
+           "shared memory)">,
     Option<"unitsPerBlock", "units-per-block", "int64_t", /*default=*/"0",
            "Hidden units per block of the persistent kernel (0: one block per "
            "direction when it fits, else as many blocks as max-blocks allows)">,

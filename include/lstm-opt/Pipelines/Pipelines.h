@@ -174,6 +174,11 @@ struct CPUPipelineOptions
       llvm::cl::desc("The persistent GPU kernel's exchange between blocks: "
                      "flags or barrier"),
       llvm::cl::init("flags")};
+  Option<std::string> gpuWeights{
+      *this, "gpu-weights",
+      llvm::cl::desc("Where the persistent GPU kernel keeps the recurrent "
+                     "weights: registers (where they fit) or shared"),
+      llvm::cl::init("registers")};
   Option<std::string> gpuBinaryFormat{
       *this, "gpu-binary-format",
       llvm::cl::desc("The kernels' gpu.binary: fatbin, bin or isa"),
@@ -219,6 +224,11 @@ struct GPUPipelineOptions
       llvm::cl::desc("The persistent kernel's exchange between blocks: flags "
                      "or barrier"),
       llvm::cl::init("flags")};
+  Option<std::string> weights{
+      *this, "weights",
+      llvm::cl::desc("Where the persistent kernel keeps the recurrent "
+                     "weights: registers (where they fit) or shared"),
+      llvm::cl::init("registers")};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU the kernels are for (sm_80, sm_90): its shared "

@@ -69,6 +69,7 @@ private:
   llvm::cl::opt<std::string> gpuDesign;
   llvm::cl::opt<int64_t> gpuUnitsPerBlock;
   llvm::cl::opt<std::string> gpuGridSync;
+  llvm::cl::opt<std::string> gpuWeights;
 };
 
 } // namespace lstm_opt

@@ -239,12 +239,15 @@ std::optional<bool> lstm_opt::cudnn::fasterThanGeneratedKernels(
     llvm::StringRef chip, int64_t b, int64_t h, std::string &why) {
   if (chip != "sm_90")
     return std::nullopt;
-  // Measured on an H100 (f32, per step of the recurrence; LSTM and GRU alike;
-  // docs/GPUKernels.md): cuDNN's persistent kernels are faster at H <= 128
-  // (0.5 us against 0.6-1.4) and at batch 1 up to H = 512 (by 0.2-0.3 us);
-  // the generated persistent kernel at batch 2-4 from H = 256 (1.8-3.4 us
-  // against 2.8-17) and at batch 1 from H = 1024 (2.1 against 2.6-5.6);
-  // past batch 4 the generated kernels launch once per step and cuDNN wins.
+  // Measured on an H100 (f32, all of a call's kernels per step; LSTM and
+  // GRU alike; docs/GPUKernels.md): cuDNN's persistent kernels are faster at
+  // H <= 128 (0.5 us against 0.5-1.2 for the recurrence alone) and, end to
+  // end, at batch 1 up to H = 512 (1.0-1.4 us against 1.2-1.4: the
+  // generated recurrence is as fast or faster there, its input projection
+  // slower than cuDNN's GEMM); the generated persistent kernel at batch 2-4
+  // from H = 256 (1.8-3.5 us in all against 3.1-17) and at batch 1 from
+  // H = 1024 (1.7-1.9 against 2.6-5.6); past batch 4 the generated kernels
+  // launch once per step and cuDNN wins.
   bool cudnn = b > 4 || h <= 128 || (b == 1 && h <= 512);
   why = (Twine(cudnn ? "cuDNN" : "the generated persistent kernel") +
          " is the faster on " + chip + " at batch " + Twine(b) +

@@ -89,6 +89,20 @@ std::vector<float> transposeWeights(ArrayRef<float> w, int64_t d, int64_t g,
 
 enum class Mapping { GPU, CPU };
 
+/// Unrolls `loop` (of `trips` steps) by the largest factor up to kUnrollK
+/// that divides `trips` and is below it (so the loop, and its results, stay
+/// in place). Each accumulator still sums in order: the results are
+/// unchanged.
+void unrollBelowTripCount(scf::ForOp loop, int64_t trips) {
+  if (trips <= kUnrollK)
+    return;
+  int64_t factor = kUnrollK;
+  while (trips % factor)
+    --factor;
+  if (factor > 1)
+    (void)loopUnrollByFactor(loop, factor);
+}
+
 /// A relaxed (monotonic) load of `type` at GPU scope: ld.relaxed.gpu.
 Value relaxedDeviceLoad(ImplicitLocOpBuilder &b, Type type, Value ptr,
                         unsigned alignment) {
@@ -111,15 +125,57 @@ struct PersistGeometry {
   int64_t U = 0, nbd = 0, L = 1, Kp = 0, S = 0, rows = 0, NT = 0, groups = 0,
           stateN = 0, sharedFloats = 0;
   bool oneBlock = false;
+  /// The register design: each group of L lanes is one unit and keeps its
+  /// G gate rows in registers for the whole sequence (M = Kp / L weights of
+  /// each row per lane), computes every gate against every batch row, and
+  /// after the butterfly lane b runs the cell of batch row b itself, its c
+  /// and h carried in registers from step to step. Shared memory holds only
+  /// h, double-buffered; one barrier per step.
+  bool regs = false;
+  int64_t M = 0;
 };
 
-PersistGeometry persistGeometry(const LayerSpec &s, int64_t U) {
+/// Registers a thread of the register design needs, estimated: its weights,
+/// its sums, the h values of one k, and the addresses and the cell's values
+/// (72: ptxas used 218 for LSTM B4 H1024, against 148 for the first three).
+int64_t registerDesignRegs(const LayerSpec &s, int64_t M) {
+  return s.G * M + s.G * s.B + s.B + 72;
+}
+
+/// The registers a thread of an NT-thread block may use: an SM's four
+/// sub-partitions have 16K registers each and hold a block's warps in turn,
+/// allocated 8 registers a thread at a time, at most 255.
+int64_t registerBudget(int64_t NT) {
+  int64_t warpsPerPartition = llvm::divideCeil(llvm::divideCeil(NT, 32), 4);
+  return std::min<int64_t>(255, 16384 / (warpsPerPartition * 32) / 8 * 8);
+}
+
+PersistGeometry persistGeometry(const LayerSpec &s, int64_t U,
+                                bool allowRegs = false) {
   PersistGeometry g;
   g.U = U;
   g.nbd = llvm::divideCeil(s.H, U);
   g.oneBlock = g.nbd == 1;
   while (g.L < 32 && g.L * 2 * 8 <= s.H)
     g.L *= 2;
+  if (allowRegs && !s.twoPhase() && s.B <= 8) {
+    PersistGeometry r = g;
+    while (r.L > 1 && U * r.L > 1024)
+      r.L /= 2;
+    // Lane b of a group runs the cell of batch row b.
+    r.L = std::max<int64_t>(r.L, llvm::PowerOf2Ceil(s.B));
+    r.Kp = llvm::alignTo(s.H, r.L);
+    r.S = r.Kp;
+    r.M = r.Kp / r.L;
+    r.rows = s.G * U;
+    r.NT = llvm::alignTo(std::max<int64_t>(U * r.L, 32), 32);
+    r.groups = r.NT / r.L;
+    r.stateN = 2 * s.B * r.Kp;
+    r.sharedFloats = r.stateN;
+    r.regs = true;
+    if (U * r.L <= 1024 && registerDesignRegs(s, r.M) <= registerBudget(r.NT))
+      return r;
+  }
   g.Kp = llvm::alignTo(s.H, g.L);
   // Groups of L < 32 lanes in one warp read different rows at the same k:
   // a stride of Kp + L puts them in different banks.
@@ -148,10 +204,10 @@ class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
                Mapping mapping, bool persistent, int64_t unitsPerBlock,
-               bool flagSync)
+               bool flagSync, bool regWeights)
       : module(module), symbols(module), s(spec), name(name.str()),
         mapping(mapping), persistent(persistent), U(unitsPerBlock),
-        flagSync(flagSync) {}
+        flagSync(flagSync), regWeights(regWeights) {}
 
   func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
                     ArrayRef<float> br);
@@ -219,6 +275,11 @@ private:
                     const CellInputs &in, Value d, Value bi, Value j, int phase,
                     ValueRange acc, const SharedState *hs,
                     Value *published = nullptr);
+  /// The whole cell (phase 0) on the dot products `acc`: the new h, and for
+  /// the LSTM the new c in `cNew`. Stores nothing.
+  Value cellMath(ImplicitLocOpBuilder &b, const CellInputs &in, Value d,
+                 ValueRange acc, Value *cNew);
+  Value gruMix(ImplicitLocOpBuilder &b, Value z, Value n, Value hPrev);
 
   ModuleOp module;
   SymbolTable symbols;
@@ -230,6 +291,9 @@ private:
   /// The split-K kernel's blocks exchange h as (value, step) words instead
   /// of through a grid barrier.
   bool flagSync;
+  /// The split-K kernel keeps the recurrent weights in registers where they
+  /// fit (PersistGeometry::regs).
+  bool regWeights;
   SmallVector<Value> deviceBuffers;
   /// Positions of the buffers in the kernels' operand list.
   enum Op { X, Wt, Bias, Rt, Rk, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, Xch, NumOps };
@@ -454,13 +518,8 @@ void LayerEmitter::cellBody(
   // once. Each accumulator still sums in order, so the results are
   // unchanged. The factor divides H and is below it, so the loop stays one
   // loop (LLVM unrolls a loop of at most 16 steps by itself).
-  if (mapping == Mapping::GPU && H > kUnrollK) {
-    int64_t factor = kUnrollK;
-    while (H % factor)
-      --factor;
-    if (factor > 1)
-      (void)loopUnrollByFactor(loop, factor);
-  }
+  if (mapping == Mapping::GPU)
+    unrollBelowTripCount(loop, H);
   cellEpilogue(b, ops, in, d, bi, j, phase, loop.getResults(), hs);
 }
 
@@ -479,13 +538,6 @@ void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
     if (hs)
       hs->store(b, hNew, false);
   };
-  Value one = f32(b, 1.f);
-  auto gruH = [&](Value z, Value n) -> Value {
-    // h = (1 - z) * n + z * h_prev
-    return arith::AddFOp::create(
-        b, arith::MulFOp::create(b, arith::SubFOp::create(b, one, z), n),
-        arith::MulFOp::create(b, z, in.hPrev));
-  };
   if (phase == 1) {
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
@@ -500,19 +552,31 @@ void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
   }
   if (phase == 2) {
     Value n = act(b, d, 1, clip(b, pre(2, acc[0])));
-    finish(gruH(in.zOld, n));
+    finish(gruMix(b, in.zOld, n, in.hPrev));
     return;
   }
+  Value c;
+  Value h = cellMath(b, in, d, acc, &c);
+  if (c)
+    memref::StoreOp::create(b, c, ops[Cb], ValueRange{d, bi, j});
+  finish(h);
+}
+
+Value LayerEmitter::cellMath(ImplicitLocOpBuilder &b, const CellInputs &in,
+                             Value d, ValueRange acc, Value *cNew) {
+  auto pre = [&](int64_t g, Value a) -> Value {
+    return arith::AddFOp::create(b, a, in.pOf[g]);
+  };
   if (s.isLSTM()) {
     Value i = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value f = act(b, d, 0, clip(b, pre(1, acc[1])));
     Value g = act(b, d, 1, clip(b, pre(2, acc[2])));
     Value o = act(b, d, 0, clip(b, pre(3, acc[3])));
-    Value c = arith::AddFOp::create(b, arith::MulFOp::create(b, f, in.cOld),
-                                    arith::MulFOp::create(b, i, g));
-    memref::StoreOp::create(b, c, ops[Cb], ValueRange{d, bi, j});
-    finish(arith::MulFOp::create(b, o, act(b, d, 2, c)));
-  } else if (s.isGRU()) {
+    *cNew = arith::AddFOp::create(b, arith::MulFOp::create(b, f, in.cOld),
+                                  arith::MulFOp::create(b, i, g));
+    return arith::MulFOp::create(b, o, act(b, d, 2, *cNew));
+  }
+  if (s.isGRU()) {
     // linear_before_reset: n = act(Wn x + Wbn + r * (Rn h + Rbn)).
     Value rg = act(b, d, 0, clip(b, pre(0, acc[0])));
     Value z = act(b, d, 0, clip(b, pre(1, acc[1])));
@@ -520,10 +584,17 @@ void LayerEmitter::cellEpilogue(ImplicitLocOpBuilder &b, ValueRange ops,
     Value n = act(b, d, 1, clip(b, arith::AddFOp::create(
                                        b, pn, arith::MulFOp::create(
                                                   b, rg, arith::AddFOp::create(b, acc[2], in.rbn)))));
-    finish(gruH(z, n));
-  } else {
-    finish(act(b, d, 0, clip(b, pre(0, acc[0]))));
+    return gruMix(b, z, n, in.hPrev);
   }
+  return act(b, d, 0, clip(b, pre(0, acc[0])));
+}
+
+Value LayerEmitter::gruMix(ImplicitLocOpBuilder &b, Value z, Value n,
+                           Value hPrev) {
+  // h = (1 - z) * n + z * h_prev
+  return arith::AddFOp::create(
+      b, arith::MulFOp::create(b, arith::SubFOp::create(b, f32(b, 1.f), z), n),
+      arith::MulFOp::create(b, z, hPrev));
 }
 
 /// `gid = bid * block + tid`; calls `body(gid)` when gid < total.
@@ -670,6 +741,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   }
 
   // 2. The input projection: thread (d, row, j) computes all G gates.
+  // (Four rows a thread, each weight loaded once for them, was slower on an
+  // H100: a quarter of the threads, each four times as long.)
   {
     Operands o = pick({X, Wt, Bias, P});
     int64_t total = D * T * B * H;
@@ -694,6 +767,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
               }
               scf::YieldOp::create(lb, next);
             });
+        // Unrolled (the same order of sums), so that the loads of several
+        // k are in flight at once.
+        if (mapping == Mapping::GPU)
+          unrollBelowTripCount(loop, I);
         for (int64_t g = 0; g < G; ++g)
           memref::StoreOp::create(tb, loop.getResult(g), v[P],
                                   ValueRange{d, row, idx(tb, g), j});
@@ -824,7 +901,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       // memory and syncs each step with its own barrier; else the blocks
       // exchange h through global memory with one grid barrier per step
       // (per GRU phase), on a counter per direction.
-      const PersistGeometry pg = persistGeometry(s, U);
+      const PersistGeometry pg = persistGeometry(s, U, regWeights && flagSync);
       const int64_t nbd = pg.nbd, grid = D * nbd, NT = pg.NT, L = pg.L,
                     Kp = pg.Kp, S = pg.S, rows = pg.rows;
       const bool oneBlock = pg.oneBlock;
@@ -880,26 +957,34 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             {ShapedType::kDynamic}, kb.getI8Type(), MemRefLayoutAttrInterface(),
             gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
         Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
-        Value ws = smemView(raw, 0, rows * S);
-        Value st = smemView(raw, rows * S, pg.stateN);
-        Value pre = smemView(raw, rows * S + pg.stateN, B * rows);
+        // The register design keeps only the state there.
+        const int64_t stAt = pg.regs ? 0 : rows * S;
+        Value ws = pg.regs ? Value() : smemView(raw, 0, rows * S);
+        Value st = smemView(raw, stAt, pg.stateN);
+        Value pre = pg.regs ? Value() : smemView(raw, stAt + pg.stateN, B * rows);
 
         Value d = arith::DivUIOp::create(kb, bid, idx(kb, nbd));
         Value jb = arith::RemUIOp::create(kb, bid, idx(kb, nbd));
-        // The epilogue thread (bi, jl) of unit j; indices clamped so that the
-        // idle threads' loads stay in bounds (their stores are skipped).
-        Value bi = arith::DivUIOp::create(kb, tid, idx(kb, U));
-        Value jl = arith::RemUIOp::create(kb, tid, idx(kb, U));
-        Value j = add(mul(jb, U), jl);
-        Value active = arith::AndIOp::create(
-            kb, arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, tid, idx(kb, B * U)),
-            arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, j, idx(kb, H)));
-        Value bic = minI(kb, bi, B - 1), jc = minI(kb, j, H - 1);
         // The dot-product group gi of L lanes, lane li.
         Value gi = arith::DivUIOp::create(kb, tid, idx(kb, L));
         Value li = arith::RemUIOp::create(kb, tid, idx(kb, L));
+        // The epilogue thread (bi, jl) of unit j (register design: lane bi of
+        // group jl); indices clamped so that the idle threads' loads stay in
+        // bounds (their stores are skipped).
+        auto ult = [&](Value x, int64_t c) -> Value {
+          return arith::CmpIOp::create(kb, arith::CmpIPredicate::ult, x, idx(kb, c));
+        };
+        Value bi = pg.regs ? li : arith::DivUIOp::create(kb, tid, idx(kb, U)).getResult();
+        Value jl = pg.regs ? gi : arith::RemUIOp::create(kb, tid, idx(kb, U)).getResult();
+        Value j = add(mul(jb, U), jl);
+        Value active = arith::AndIOp::create(
+            kb, pg.regs ? arith::AndIOp::create(kb, ult(li, B), ult(gi, U)).getResult()
+                        : ult(tid, B * U),
+            ult(j, H));
+        Value bic = minI(kb, bi, B - 1), jc = minI(kb, j, H - 1);
 
         // Ws[(g * U + u) * S + k] = R[d][g][jb * U + u][k] (0 past H).
+        if (!pg.regs)
         scf::ForOp::create(kb, tid, idx(kb, rows * S), idx(kb, NT), ValueRange{},
                            [&](OpBuilder &ob, Location l, Value e, ValueRange) {
           ImplicitLocOpBuilder lb(l, ob);
@@ -925,9 +1010,9 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                      k)
               .getResult();
         };
-        // Fills slot 0 of st from `src(b, k)` for k < H, zeros elsewhere
-        // (one block: all of st, once).
-        auto fillState = [&](ImplicitLocOpBuilder &fb, int64_t n,
+        // Fills slot 0 of st (from element `off`) from `src(b, k)` for k < H,
+        // zeros elsewhere (one block: all of st, once).
+        auto fillState = [&](ImplicitLocOpBuilder &fb, int64_t n, Value off,
                              function_ref<Value(ImplicitLocOpBuilder &, Value, Value)> src) {
           scf::ForOp::create(fb, tid, idx(fb, n), idx(fb, NT), ValueRange{},
                              [&](OpBuilder &ob, Location l, Value e, ValueRange) {
@@ -938,12 +1023,12 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                 arith::CmpIOp::create(lb, arith::CmpIPredicate::ult, sbk[2], idx(lb, H)));
             Value val = src(lb, sbk[1], minI(lb, sbk[2], H - 1));
             memref::StoreOp::create(lb, arith::SelectOp::create(lb, in, val, f32(lb, 0.f)), st,
-                                    ValueRange{e});
+                                    ValueRange{arith::AddIOp::create(lb, off, e)});
             scf::YieldOp::create(lb);
           });
         };
         if (oneBlock)
-          fillState(kb, pg.stateN, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+          fillState(kb, pg.stateN, idx(kb, 0), [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
             return memref::LoadOp::create(lb, v[Hb], ValueRange{idx(lb, 0), d, bb, k});
           });
         gpu::BarrierOp::create(kb);
@@ -986,6 +1071,219 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
               add(base, mul(d, 4)));
           ctrPtr = LLVM::IntToPtrOp::create(kb, LLVM::LLVMPointerType::get(ctx()), addr);
         }
+        // Fills st from element `off` with the B x Kp words of `slot` once
+        // every tag reads `tag` (zeros past H).
+        auto fillWords = [&](ImplicitLocOpBuilder &fb, Value slot, Value tag, Value off) {
+          const int64_t n = B * Kp, E = llvm::divideCeil(n, NT);
+          SmallVector<Value> valid, inH, ptrs;
+          SmallVector<Type> i64s(E, fb.getI64Type());
+          for (int64_t i = 0; i < E; ++i) {
+            Value e = arith::AddIOp::create(fb, tid, idx(fb, i * NT));
+            valid.push_back(arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, e, idx(fb, n)));
+            auto bk = delinearize(fb, minI(fb, e, n - 1), {B, Kp});
+            inH.push_back(arith::AndIOp::create(
+                fb, valid.back(),
+                arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, bk[1], idx(fb, H))));
+            ptrs.push_back(wordPtr(fb, slot, bk[0], minI(fb, bk[1], H - 1)));
+          }
+          auto wait = scf::WhileOp::create(
+              fb, i64s, ValueRange{},
+              [&](OpBuilder &wob, Location wl, ValueRange) {
+                ImplicitLocOpBuilder wb(wl, wob);
+                SmallVector<Value> words;
+                for (int64_t i = 0; i < E; ++i)
+                  words.push_back(relaxedDeviceLoad(wb, wb.getI64Type(), ptrs[i], 8));
+                Value pending = arith::ConstantOp::create(wb, wb.getBoolAttr(false));
+                for (int64_t i = 0; i < E; ++i) {
+                  Value got = arith::TruncIOp::create(
+                      wb, wb.getI32Type(),
+                      arith::ShRUIOp::create(
+                          wb, words[i],
+                          arith::ConstantOp::create(wb, wb.getI64IntegerAttr(32))));
+                  Value late = arith::AndIOp::create(
+                      wb, inH[i], arith::CmpIOp::create(wb, arith::CmpIPredicate::ne, got, tag));
+                  pending = arith::OrIOp::create(wb, pending, late);
+                }
+                scf::ConditionOp::create(wb, pending, words);
+              },
+              [&](OpBuilder &wob, Location wl, ValueRange) {
+                scf::YieldOp::create(wob, wl);
+              });
+          for (int64_t i = 0; i < E; ++i) {
+            scf::IfOp::create(fb, valid[i], [&](OpBuilder &iob, Location il) {
+              ImplicitLocOpBuilder ib2(il, iob);
+              Value val = arith::BitcastOp::create(
+                  ib2, ib2.getF32Type(),
+                  arith::TruncIOp::create(ib2, ib2.getI32Type(), wait.getResult(i)));
+              memref::StoreOp::create(
+                  ib2, arith::SelectOp::create(ib2, inH[i], val, f32(ib2, 0.f)), st,
+                  ValueRange{arith::AddIOp::create(
+                          ib2, off, arith::AddIOp::create(ib2, tid, idx(ib2, i * NT)))});
+              scf::YieldOp::create(ib2);
+            });
+          }
+        };
+        // Publishes (value, step + 1) as word (slot, bic, jc), one 64-bit
+        // relaxed store.
+        auto publish = [&](ImplicitLocOpBuilder &eb, Value val, Value slot, Value step) {
+          Value bits = arith::ExtUIOp::create(
+              eb, eb.getI64Type(), arith::BitcastOp::create(eb, eb.getI32Type(), val));
+          Value tagged = arith::OrIOp::create(
+              eb, bits,
+              arith::ShLIOp::create(
+                  eb, arith::ExtUIOp::create(eb, eb.getI64Type(), i32Of(eb, step, 1)),
+                  arith::ConstantOp::create(eb, eb.getI64IntegerAttr(32))));
+          LLVM::StoreOp::create(eb, tagged, wordPtr(eb, slot, bic, jc), /*alignment=*/8,
+                                /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                /*isInvariantGroup=*/false,
+                                LLVM::AtomicOrdering::monotonic, "device");
+        };
+        if (pg.regs) {
+          // The register design (PersistGeometry::regs). The lane's weights:
+          // w[g][m] = R[d][g][j][li + m * L] (0 past H and in idle groups),
+          // loaded once; the k loop below is unrolled, so each stays in a
+          // register.
+          const int64_t M = pg.M;
+          Value unitOk = arith::AndIOp::create(kb, ult(gi, U), ult(j, H));
+          SmallVector<Value> wreg;
+          for (int64_t g = 0; g < G; ++g)
+            for (int64_t m = 0; m < M; ++m) {
+              Value k = arith::AddIOp::create(kb, li, idx(kb, m * L));
+              Value in = arith::AndIOp::create(kb, unitOk, ult(k, H));
+              Value wv = memref::LoadOp::create(
+                  kb, v[Rk], ValueRange{d, idx(kb, g), jc, minI(kb, k, H - 1)});
+              wreg.push_back(arith::SelectOp::create(kb, in, wv, f32(kb, 0.f)));
+            }
+          // The projected input of the lane's cell at `stepv`.
+          auto projLoads = [&](ImplicitLocOpBuilder &wb, Value stepv) {
+            Value row = arith::AddIOp::create(
+                wb, arith::MulIOp::create(wb, timeOf(wb, d, stepv), idx(wb, B)), bic);
+            SmallVector<Value> p;
+            for (int64_t g = 0; g < G; ++g)
+              p.push_back(memref::LoadOp::create(wb, v[P], ValueRange{d, row, idx(wb, g), jc}));
+            return p;
+          };
+          // Carried from step to step: the cell's h and c, and the projected
+          // input of the next step (loaded one step ahead).
+          SmallVector<Value> init = {
+              memref::LoadOp::create(kb, v[Hb], ValueRange{idx(kb, 0), d, bic, jc})};
+          if (s.isLSTM())
+            init.push_back(memref::LoadOp::create(kb, v[Cb], ValueRange{d, bic, jc}));
+          const int64_t pAt = init.size();
+          llvm::append_range(init, projLoads(kb, idx(kb, 0)));
+          Value rbn = s.isGRU() ? memref::LoadOp::create(kb, v[Brn], ValueRange{d, jc}).getResult()
+                                : Value();
+          // Independent partial sums per (gate, batch row), so that a lane
+          // has at least 8 FMA chains in flight.
+          const int64_t A = std::clamp<int64_t>(8 / (G * B), 1, M);
+          scf::ForOp::create(
+              kb, idx(kb, 0), idx(kb, T), idx(kb, 1), init,
+              [&](OpBuilder &ob, Location l, Value step, ValueRange carried) {
+            ImplicitLocOpBuilder sb(l, ob);
+            CellInputs in;
+            in.cur = arith::RemUIOp::create(sb, step, idx(sb, 2));
+            in.nxt = arith::SubIOp::create(sb, idx(sb, 1), in.cur);
+            in.t = timeOf(sb, d, step);
+            in.hPrev = carried[0];
+            in.cOld = s.isLSTM() ? carried[1] : Value();
+            in.pOf = llvm::to_vector(carried.drop_front(pAt));
+            in.rbn = rbn;
+            SmallVector<Value> pNext = projLoads(
+                sb, arith::MinUIOp::create(sb, arith::AddIOp::create(sb, step, idx(sb, 1)),
+                                           idx(sb, T - 1)));
+            // h of this step in st slot cur: one block: the last step's
+            // epilogues wrote it; else filled from the words (step 0: from h0).
+            Value off = arith::MulIOp::create(sb, in.cur, idx(sb, B * Kp));
+            if (!oneBlock) {
+              Value first = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, step, idx(sb, 0));
+              scf::IfOp::create(
+                  sb, first,
+                  [&](OpBuilder &iob, Location il) {
+                    ImplicitLocOpBuilder ib2(il, iob);
+                    fillState(ib2, B * Kp, off, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+                      return memref::LoadOp::create(lb, v[Hb], ValueRange{idx(lb, 0), d, bb, k});
+                    });
+                    scf::YieldOp::create(ib2);
+                  },
+                  [&](OpBuilder &iob, Location il) {
+                    ImplicitLocOpBuilder ib2(il, iob);
+                    fillWords(ib2, in.cur, i32Of(ib2, step, 0), off);
+                    scf::YieldOp::create(ib2);
+                  });
+              gpu::BarrierOp::create(sb);
+            }
+            // The dot products: every gate row of the unit against every
+            // batch row, unrolled over the lane's M values of k.
+            SmallVector<Value> acc(G * B * A, f32(sb, 0.f));
+            SmallVector<Value> hBase;
+            for (int64_t bb = 0; bb < B; ++bb)
+              hBase.push_back(arith::AddIOp::create(
+                  sb, off, arith::AddIOp::create(sb, li, idx(sb, bb * Kp))));
+            for (int64_t m = 0; m < M; ++m) {
+              SmallVector<Value> hv;
+              for (int64_t bb = 0; bb < B; ++bb)
+                hv.push_back(memref::LoadOp::create(
+                    sb, st, ValueRange{arith::AddIOp::create(sb, hBase[bb], idx(sb, m * L))}));
+              for (int64_t g = 0; g < G; ++g)
+                for (int64_t bb = 0; bb < B; ++bb) {
+                  Value &a = acc[(g * B + bb) * A + m % A];
+                  a = math::FmaOp::create(sb, wreg[g * M + m], hv[bb], a);
+                }
+            }
+            // Partial sums, then the butterfly over the group's L lanes
+            // (every lane of the warp takes part; every lane ends with the
+            // same sums), then lane bb keeps batch row bb's.
+            SmallVector<Value> sums;
+            for (int64_t g = 0; g < G; ++g) {
+              Value mine;
+              for (int64_t bb = 0; bb < B; ++bb) {
+                Value sum = acc[(g * B + bb) * A];
+                for (int64_t q = 1; q < A; ++q)
+                  sum = arith::AddFOp::create(sb, sum, acc[(g * B + bb) * A + q]);
+                for (int64_t o = L / 2; o >= 1; o /= 2) {
+                  auto sh = gpu::ShuffleOp::create(
+                      sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(o)),
+                      arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
+                      gpu::ShuffleMode::XOR);
+                  sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
+                }
+                mine = bb == 0 ? sum
+                               : arith::SelectOp::create(
+                                     sb, arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, li, idx(sb, bb)),
+                                     sum, mine).getResult();
+              }
+              sums.push_back(mine);
+            }
+            // The cell, in every lane (the idle ones on clamped values);
+            // the active lanes store it.
+            Value cNew;
+            Value hNew = cellMath(sb, in, d, sums, &cNew);
+            scf::IfOp::create(sb, active, [&](OpBuilder &iob, Location il) {
+              ImplicitLocOpBuilder eb(il, iob);
+              if (cNew)
+                memref::StoreOp::create(eb, cNew, v[Cb], ValueRange{d, bic, jc});
+              memref::StoreOp::create(eb, hNew, v[Hb], ValueRange{in.nxt, d, bic, jc});
+              memref::StoreOp::create(eb, hNew, v[Y], ValueRange{in.t, d, bic, jc});
+              if (oneBlock) {
+                memref::StoreOp::create(eb, hNew, st, ValueRange{stIndex(eb, in.nxt, bic, jc)});
+              } else {
+                publish(eb, hNew, in.nxt, step);
+              }
+              scf::YieldOp::create(eb);
+            });
+            // One block: h of the next step is complete in st after this
+            // barrier. Else the next step's fill writes the other slot, and
+            // the one after it this slot only after every thread passed the
+            // next step's barrier, after its dot products here.
+            if (oneBlock)
+              gpu::BarrierOp::create(sb);
+            SmallVector<Value> next = {hNew};
+            if (cNew)
+              next.push_back(cNew);
+            llvm::append_range(next, pNext);
+            scf::YieldOp::create(sb, next);
+          });
+        } else {
         const int64_t nph = phases.size();
         scf::ForOp::create(kb, idx(kb, 0), idx(kb, T), idx(kb, 1), ValueRange{},
                            [&](OpBuilder &ob, Location l, Value step, ValueRange) {
@@ -1008,7 +1306,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             // or r*h (slot 2); else slot 0, filled from global memory.
             Value srcSlot = oneBlock ? (phase == 2 ? idx(sb, 2) : cur) : idx(sb, 0);
             auto fillFromGlobal = [&](ImplicitLocOpBuilder &fb) {
-              fillState(fb, B * Kp, [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
+              fillState(fb, B * Kp, idx(fb, 0), [&](ImplicitLocOpBuilder &lb, Value bb, Value k) -> Value {
                 if (phase == 2)
                   return memref::LoadOp::create(lb, v[RHb], ValueRange{d, bb, k});
                 return memref::LoadOp::create(lb, v[Hb], ValueRange{cur, d, bb, k});
@@ -1019,55 +1317,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             // its words at once and reloads them until every tag matches.
             // Step 0 reads h0 as the init kernel left it.
             auto fillFromWords = [&](ImplicitLocOpBuilder &fb) {
-              const int64_t n = B * Kp, E = llvm::divideCeil(n, NT);
-              Value slot = phase == 2 ? idx(fb, 2) : cur;
-              Value tag = i32Of(fb, step, phase == 2 ? 1 : 0);
-              SmallVector<Value> valid, inH, ptrs;
-              SmallVector<Type> i64s(E, fb.getI64Type());
-              for (int64_t i = 0; i < E; ++i) {
-                Value e = arith::AddIOp::create(fb, tid, idx(fb, i * NT));
-                valid.push_back(arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, e, idx(fb, n)));
-                auto bk = delinearize(fb, minI(fb, e, n - 1), {B, Kp});
-                inH.push_back(arith::AndIOp::create(
-                    fb, valid.back(),
-                    arith::CmpIOp::create(fb, arith::CmpIPredicate::ult, bk[1], idx(fb, H))));
-                ptrs.push_back(wordPtr(fb, slot, bk[0], minI(fb, bk[1], H - 1)));
-              }
-              auto wait = scf::WhileOp::create(
-                  fb, i64s, ValueRange{},
-                  [&](OpBuilder &wob, Location wl, ValueRange) {
-                    ImplicitLocOpBuilder wb(wl, wob);
-                    SmallVector<Value> words;
-                    for (int64_t i = 0; i < E; ++i)
-                      words.push_back(relaxedDeviceLoad(wb, wb.getI64Type(), ptrs[i], 8));
-                    Value pending = arith::ConstantOp::create(wb, wb.getBoolAttr(false));
-                    for (int64_t i = 0; i < E; ++i) {
-                      Value got = arith::TruncIOp::create(
-                          wb, wb.getI32Type(),
-                          arith::ShRUIOp::create(
-                              wb, words[i],
-                              arith::ConstantOp::create(wb, wb.getI64IntegerAttr(32))));
-                      Value late = arith::AndIOp::create(
-                          wb, inH[i], arith::CmpIOp::create(wb, arith::CmpIPredicate::ne, got, tag));
-                      pending = arith::OrIOp::create(wb, pending, late);
-                    }
-                    scf::ConditionOp::create(wb, pending, words);
-                  },
-                  [&](OpBuilder &wob, Location wl, ValueRange) {
-                    scf::YieldOp::create(wob, wl);
-                  });
-              for (int64_t i = 0; i < E; ++i) {
-                scf::IfOp::create(fb, valid[i], [&](OpBuilder &iob, Location il) {
-                  ImplicitLocOpBuilder ib2(il, iob);
-                  Value val = arith::BitcastOp::create(
-                      ib2, ib2.getF32Type(),
-                      arith::TruncIOp::create(ib2, ib2.getI32Type(), wait.getResult(i)));
-                  memref::StoreOp::create(
-                      ib2, arith::SelectOp::create(ib2, inH[i], val, f32(ib2, 0.f)), st,
-                      ValueRange{arith::AddIOp::create(ib2, tid, idx(ib2, i * NT))});
-                  scf::YieldOp::create(ib2);
-                });
-              }
+              fillWords(fb, phase == 2 ? idx(fb, 2) : cur,
+                        i32Of(fb, step, phase == 2 ? 1 : 0), idx(fb, 0));
             };
             if (!oneBlock && !flagSync)
               fillFromGlobal(sb);
@@ -1177,19 +1428,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
               Value out;
               cellEpilogue(eb, v, in, d, bic, jc, phase, acc, hs, &out);
               if (!oneBlock && flagSync) {
-                // Publish (value, step + 1) as one 64-bit word.
-                Value bits = arith::ExtUIOp::create(
-                    eb, eb.getI64Type(), arith::BitcastOp::create(eb, eb.getI32Type(), out));
-                Value tagged = arith::OrIOp::create(
-                    eb, bits,
-                    arith::ShLIOp::create(
-                        eb, arith::ExtUIOp::create(eb, eb.getI64Type(), i32Of(eb, step, 1)),
-                        arith::ConstantOp::create(eb, eb.getI64IntegerAttr(32))));
-                Value slot = phase == 1 ? idx(eb, 2) : in.nxt;
-                LLVM::StoreOp::create(eb, tagged, wordPtr(eb, slot, bic, jc), /*alignment=*/8,
-                                      /*isVolatile=*/false, /*isNonTemporal=*/false,
-                                      /*isInvariantGroup=*/false,
-                                      LLVM::AtomicOrdering::monotonic, "device");
+                publish(eb, out, phase == 1 ? idx(eb, 2) : in.nxt, step);
               }
               scf::YieldOp::create(eb);
             });
@@ -1243,6 +1482,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
           }
           scf::YieldOp::create(sb);
         });
+        }
         gpu::ReturnOp::create(kb);
       }
       Value one = idx(b, 1);
@@ -1292,6 +1532,7 @@ struct Options {
   int64_t sharedBytes;
   int64_t unitsPerBlock;
   bool flagSync;
+  bool regWeights;
 };
 
 /// What the generated kernels run: every layer but one with sequence_lens
@@ -1335,17 +1576,20 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
     // memory (no grid barrier), else as many blocks as may be co-resident
     // (the less each block's step takes), fewer only where a unit per
     // block would leave blocks idle.
+    auto geometry = [&](int64_t units) {
+      return persistGeometry(s, units, opts.regWeights && opts.flagSync);
+    };
     auto fitsWith = [&](int64_t units) {
-      PersistGeometry g = persistGeometry(s, units);
-      return g.sharedFloats * 4 <= opts.sharedBytes && s.B * units <= 1024 &&
-             s.D * g.nbd <= opts.maxBlocks;
+      PersistGeometry g = geometry(units);
+      return g.sharedFloats * 4 <= opts.sharedBytes &&
+             (g.regs || s.B * units <= 1024) && s.D * g.nbd <= opts.maxBlocks;
     };
     int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
     u = fitsWith(s.H) ? s.H : llvm::divideCeil(s.H, std::min(perDir, s.H));
     if (opts.unitsPerBlock > 0)
       u = std::min(opts.unitsPerBlock, s.H);
     if (!fitsWith(u)) {
-      PersistGeometry g = persistGeometry(s, u);
+      PersistGeometry g = geometry(u);
       whyNot = (Twine(s.D) + " x " + Twine(g.nbd) + " blocks of " + Twine(u) +
                 " units need " + Twine(g.sharedFloats * 4) +
                 " bytes of shared memory each (at most " + Twine(opts.sharedBytes) +
@@ -1393,7 +1637,7 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
     return failure();
 
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_gpu_"), opts.mapping,
-                       persistent, u, opts.flagSync);
+                       persistent, u, opts.flagSync, opts.regWeights);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
 
   // The call site, as convert-rnn-to-cpu's: tensors through bufferization.
@@ -1453,6 +1697,12 @@ struct ConvertRNNToGPUPass
       return signalPassFailure();
     }
     opts.flagSync = gridSync == "flags";
+    if (weights != "registers" && weights != "shared") {
+      module.emitError() << "convert-rnn-to-gpu: weights must be registers or "
+                            "shared, not '" << weights << "'";
+      return signalPassFailure();
+    }
+    opts.regWeights = weights == "registers";
     SmallVector<rnn::SequenceOp> layers;
     module.walk([&](rnn::SequenceOp op) { layers.push_back(op); });
     for (rnn::SequenceOp op : layers)

@@ -581,6 +581,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.gpuUnitsPerBlock = options.gpuUnitsPerBlock;
   p.gpuLayerChoice = options.gpuLayerChoice;
   p.gpuGridSync = options.gpuGridSync;
+  p.gpuWeights = options.gpuWeights;
   p.gpuChip = options.gpuChip;
   p.gpuBinaryFormat = options.gpuBinaryFormat;
 }

@@ -40,6 +40,7 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
   host.design = options.design;
   host.unitsPerBlock = options.unitsPerBlock;
   host.gridSync = options.gridSync;
+  host.weights = options.weights;
   host.chip = options.chip;
   buildGPUPipeline(pm, host);
   if (failed(pm.run(module)))

@@ -1,4 +1,6 @@
 // RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file -verify-diagnostics
+// RUN: not lstm-opt %s --convert-rnn-to-gpu=weights=global --split-input-file 2>&1 | FileCheck %s --check-prefix=WEIGHTS
+// WEIGHTS: convert-rnn-to-gpu: weights must be registers or shared, not 'global'
 
 func.func @dynamic(%x: tensor<?x2x3xf32>) -> tensor<?x1x2x4xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>

@@ -1,8 +1,54 @@
-// RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file | FileCheck %s
+// RUN: lstm-opt %s --convert-rnn-to-gpu --split-input-file | FileCheck %s --check-prefix=REGS
+// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2" --split-input-file | FileCheck %s --check-prefix=REGSGRID
+// RUN: lstm-opt %s --convert-rnn-to-gpu=weights=shared --split-input-file | FileCheck %s
 // RUN: lstm-opt %s --convert-rnn-to-gpu=mapping=cpu --split-input-file | FileCheck %s --check-prefix=CPU
-// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2" --split-input-file | FileCheck %s --check-prefix=FLAGS
+// RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2 weights=shared" --split-input-file | FileCheck %s --check-prefix=FLAGS
 // RUN: lstm-opt %s --convert-rnn-to-gpu="units-per-block=2 grid-sync=barrier" --split-input-file | FileCheck %s --check-prefix=GRID
-// RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=232448" --split-input-file | FileCheck %s --check-prefix=DYN
+// RUN: lstm-opt %s --convert-rnn-to-gpu="shared-bytes=232448 weights=shared" --split-input-file | FileCheck %s --check-prefix=DYN
+
+// The default design keeps the recurrent weights in registers: each group of
+// L lanes is one unit (L at least the batch, 2 here: 7 groups, padded to a
+// warp of 32 threads), each lane holds its k of the unit's 4 gate rows for
+// the whole sequence, computes them against both batch rows, and after the
+// shuffles lane b runs the cell of batch row b, its h and c (and the next
+// step's projected input) carried in registers. Shared memory holds only h,
+// double-buffered (2 x 2 x 8 floats); one barrier per step.
+// REGS-LABEL: func.func private @__lstm_opt_gpu_layer(
+// REGS:   %[[SMEM:.*]] = arith.constant 128 : i32
+// REGS:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c1{{.*}}) threads in (%c32{{.*}}) dynamic_shared_memory_size %[[SMEM]]
+// REGS:   gpu.func @__lstm_opt_gpu_layer_persist(%[[R:[a-z0-9]*]]: memref<1x4x7x7xf32>{{.*}}) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 1, 1, 1>}
+// REGS:     %[[ST:.*]] = memref.view {{.*}} to memref<32xf32, #gpu.address_space<workgroup>>
+// REGS-NOT: memref.view
+// REGS:     gpu.barrier
+// REGS:     memref.load %[[R]]
+// REGS:     scf.for %{{.*}} = %{{.*}} to %c5 step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32) {
+// REGS-NOT:   memref.load %[[R]]
+// REGS:       memref.load %[[ST]]
+// REGS:       math.fma
+// REGS:       gpu.shuffle  xor %{{.*}}, %c1_i32
+// REGS:       scf.if
+// REGS:         memref.store %{{.*}}, %[[ST]]
+// REGS:       gpu.barrier
+// REGS:       scf.yield
+// REGS-NOT: llvm.atomicrmw
+// Several blocks (2 units each): h goes between them as (value, step)
+// words, read into the slot of the step; the barrier after the fill is the
+// step's only one.
+// REGSGRID-LABEL: func.func private @__lstm_opt_gpu_layer(
+// REGSGRID:   gpu.func @__lstm_opt_gpu_layer_persist({{.*}}) kernel attributes {known_block_size = array<i32: 32, 1, 1>, known_grid_size = array<i32: 4, 1, 1>}
+// REGSGRID:     scf.for %{{.*}} = %{{.*}} to %c5 step %{{.*}} iter_args(
+// REGSGRID:       scf.if
+// REGSGRID:       } else {
+// REGSGRID:         scf.while
+// REGSGRID:           llvm.load %{{.*}} atomic syncscope("device") monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// REGSGRID:       gpu.barrier
+// REGSGRID:       math.fma
+// REGSGRID:       gpu.shuffle
+// REGSGRID-NOT:   gpu.barrier
+// REGSGRID:       scf.if
+// REGSGRID:         llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") monotonic {alignment = 8 : i64} : i64, !llvm.ptr
+// REGSGRID-NOT:   gpu.barrier
+// REGSGRID:       scf.yield
 
 // Batch 2: the persistent kernel. The whole recurrent matrix (G * H rows of
 // H = 7, each padded to a stride of 8 floats), the state (h double-buffered,
@@ -198,6 +244,11 @@ func.func @gru(%x: tensor<4x8x3xf32>) -> tensor<4x2x8x5xf32> {
 // Without it (the pass's default, 48 KiB and 48 blocks), 32 blocks of two
 // units and the grid barrier.
 // CHECK-LABEL: func.func @lstm_h64(
+// In registers it is one block by default: 64 groups of 8 lanes, each lane
+// 8 k of its unit's 4 rows; shared memory holds h alone (2 x 64 floats).
+// REGS-LABEL: func.func @lstm_h64(
+// REGS:   %[[SMEM:.*]] = arith.constant 512 : i32
+// REGS:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c1{{.*}}) threads in (%c512{{.*}}) dynamic_shared_memory_size %[[SMEM]]
 // CHECK:   gpu.launch_func @__lstm_opt_kernels::@__lstm_opt_gpu_layer_persist blocks in (%c32{{.*}}
 func.func @lstm_h64(%x: tensor<2x1x3xf32>) -> tensor<2x1x1x64xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x256x3xf32>

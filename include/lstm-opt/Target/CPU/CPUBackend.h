@@ -86,6 +86,8 @@ struct CPUOptions {
   bool gpuLayerChoice = false;
   /// How its blocks exchange h: flags or barrier.
   std::string gpuGridSync = "flags";
+  /// Where its weights stay: registers (where they fit) or shared.
+  std::string gpuWeights = "registers";
   /// Run the recurrent layers as generated GPU kernels
   /// (convert-rnn-to-gpu{mapping=gpu}): the gpu.module is lowered with
   /// MLIR's NVVM passes and embedded in the host code as a gpu.binary, the

@@ -32,6 +32,8 @@ struct GPUOptions {
   int64_t unitsPerBlock = 0;
   /// How its blocks exchange h: flags or barrier.
   std::string gridSync = "flags";
+  /// Where its weights stay: registers (where they fit) or shared.
+  std::string weights = "registers";
 };
 
 /// Runs the GPU host pipeline (lstm_opt::buildGPUPipeline) on `module` (which then holds the host functions
