@@ -14,6 +14,10 @@ tensor, int8 per output column (per_channel) or uint8. For each:
     are as far from the float model as ONNX Runtime on the quantized model,
     within 2x (max |y - y_f32| / max |y_f32|).
 
+The corpus LSTM language model goes the same way: its embedding becomes a
+uint8 Gather + DequantizeLinear and its head DynamicQuantizeLinear +
+MatMulInteger, which lstm-run runs as they are.
+
 Usage: quantized_cells.py --lstm-opt PATH --lstm-run PATH --workdir DIR
 Prints one line per model and 'quantized: N passed, M failed'.
 """
@@ -52,6 +56,11 @@ def main():
                         "--hidden", "32", "--input", "16", "--batch", "2"] + extra,
                        check=True, capture_output=True)
         floats[kind] = path
+    # A whole model: an LSTM language model (embedding, LSTMCell loop,
+    # Linear head): quantize_dynamic also makes the embedding a uint8
+    # Gather + DequantizeLinear and the head DynamicQuantizeLinear +
+    # MatMulInteger, which lstm-run runs as they are.
+    floats["lm"] = os.path.join(SRC, "test", "e2e", "models", "torch_lstm_lm.onnx")
     for kind, f32 in floats.items():
         for name, opts in (("s8", dict(weight_type=QuantType.QInt8)),
                            ("s8_per_channel", dict(weight_type=QuantType.QInt8, per_channel=True)),
@@ -67,7 +76,10 @@ def main():
             for vi in m.graph.input:
                 if vi.name not in inits:
                     shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
-                    feeds[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
+                    if vi.type.tensor_type.elem_type == onnx.TensorProto.INT64:
+                        feeds[vi.name] = rng.integers(0, 10, shape).astype(np.int64)
+                    else:
+                        feeds[vi.name] = rng.uniform(-1, 1, shape).astype(np.float32)
             ref, refq = run_ort(f32, feeds), run_ort(q, feeds)
             ort_err = max(rel(refq[k], ref[k]) for k in ref)
             problems = []

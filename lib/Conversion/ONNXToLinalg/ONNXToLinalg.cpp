@@ -250,6 +250,19 @@ private:
   Value reshape(Location loc, Value input, ArrayRef<int64_t> shape);
   Value matmul2D(Location loc, Value lhs, Value rhs, Value init, bool transA,
                  bool transB);
+  /// MatMul (numpy) of `lhs` and `rhs` into a result of `shape`, float or
+  /// signless integer.
+  Value matmul(Location loc, Value lhs, Value rhs, ArrayRef<int64_t> shape);
+  /// A quantization parameter (scale or zero point) of `x`: a scalar, or
+  /// with `axis` >= 0 a 1-D tensor along it, reshaped to broadcast over x.
+  FailureOr<Value> quantParam(Operation *op, Value p, ArrayRef<int64_t> xs,
+                              int64_t axis, StringRef what);
+  /// `x` (8/16/32-bit integers) as i32 minus the zero point `zp` (if any;
+  /// already shaped to broadcast over x).
+  Value minusZeroPoint(Location loc, Value x, Value zp);
+  FailureOr<Results> lowerDequantizeLinear(onnx::NodeOp op);
+  FailureOr<Results> lowerDynamicQuantizeLinear(onnx::NodeOp op);
+  FailureOr<Results> lowerMatMulInteger(onnx::NodeOp op);
 
   FailureOr<SmallVector<int64_t>> constantInts(Operation *op, Value v,
                                                StringRef what);
@@ -938,15 +951,18 @@ FailureOr<Results> FunctionLowering::lower(onnx::ExpandOp op) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
-  Location loc = op.getLoc();
   Value lhs = op.getA(), rhs = op.getB();
-  Type elemType = elementTypeOf(lhs);
-  if (failed(requireArithmetic(op, elemType)))
+  if (failed(requireArithmetic(op, elementTypeOf(lhs))))
     return failure();
   auto shapeOr = ruleShape(op);
   if (failed(shapeOr))
     return failure();
-  Shape shape = std::move(*shapeOr);
+  return Results{matmul(op.getLoc(), lhs, rhs, *shapeOr)};
+}
+
+Value FunctionLowering::matmul(Location loc, Value lhs, Value rhs,
+                               ArrayRef<int64_t> shape) {
+  Type elemType = elementTypeOf(lhs);
   ArrayRef<int64_t> sa = shapeOf(lhs), sb = shapeOf(rhs);
   int64_t ra = sa.size(), rb = sb.size();
   int64_t k = sa.back(), n = rb > 1 ? sb.back() : 1;
@@ -957,7 +973,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
       ArrayRef<int64_t>(shape).drop_back((ra > 1) + (rb > 1));
   Value zero = createScalar(b, loc, elemType, 0);
   if (getNumElements(shape) == 0)
-    return Results{empty(loc, shape, elemType)};
+    return empty(loc, shape, elemType);
 
   // [..., M, K] x [K, N]: one [P, K] x [K, N] matmul over the rows.
   if (ra >= 2 && rb == 2) {
@@ -965,7 +981,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
     Value a2 = reshape(loc, lhs, {rows, k});
     Value init = filled(loc, {rows, n}, elemType, zero);
     Value r = matmul2D(loc, a2, rhs, init, false, false);
-    return Results{reshape(loc, r, shape)};
+    return reshape(loc, r, shape);
   }
   // Equal batches of rank 3: batch_matmul.
   if (ra == 3 && rb == 3 && sa[0] == sb[0]) {
@@ -973,7 +989,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
     auto bmm =
         linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
                                       ValueRange{lhs, rhs}, ValueRange{init});
-    return Results{bmm.getResult(0)};
+    return bmm.getResult(0);
   }
   // Everything else (1-D operands, broadcast batches): a contraction over
   // the loops (batch..., [m], [n], k).
@@ -1022,7 +1038,7 @@ FailureOr<Results> FunctionLowering::lower(onnx::MatMulOp op) {
                           : (Value)arith::AddIOp::create(nb, nloc, args[2], p);
         linalg::YieldOp::create(nb, nloc, s);
       });
-  return Results{generic.getResult(0)};
+  return generic.getResult(0);
 }
 
 FailureOr<Results> FunctionLowering::lower(onnx::GemmOp op) {
@@ -1501,6 +1517,12 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n >= 2 && n <= 4);
   if (type == "TopK")
     return arity(n == 2);
+  if (type == "DequantizeLinear")
+    return arity(n == 2 || n == 3);
+  if (type == "DynamicQuantizeLinear")
+    return arity(n == 1);
+  if (type == "MatMulInteger")
+    return arity(n >= 2 && n <= 4);
   return false;
 }
 
@@ -1509,7 +1531,9 @@ bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
     return false;
   if (!node.getGraphs().empty() ||
-      node.getNumResults() != (node.getOpType() == "TopK" ? 2u : 1u))
+      node.getNumResults() != (node.getOpType() == "TopK"                    ? 2u
+                               : node.getOpType() == "DynamicQuantizeLinear" ? 3u
+                                                                             : 1u))
     return false;
   return isLoweredGenericType(node.getOpType(), node.getInputs().size(),
                               /*anyArity=*/false);
@@ -1713,6 +1737,200 @@ FailureOr<int64_t> FunctionLowering::slidingWindow(
   if (ceil && (out - 1) * stride >= in + padLow)
     --out;
   return out;
+}
+
+/// Scalar `v` as the integer type of the same width and other signedness:
+/// arith takes only signless integers, and the LLVM lowering makes both the
+/// same type, where the cast folds away. (A tensor.bitcast instead would not
+/// bufferize.)
+static Value castSignedness(OpBuilder &b, Location loc, Value v, Type to) {
+  return UnrealizedConversionCastOp::create(b, loc, to, v).getResult(0);
+}
+
+FailureOr<Value> FunctionLowering::quantParam(Operation *op, Value p,
+                                              ArrayRef<int64_t> xs,
+                                              int64_t axis, StringRef what) {
+  ArrayRef<int64_t> ps = shapeOf(p);
+  int64_t n = getNumElements(ps);
+  if (ps.size() <= 1 && n == 1)
+    return reshape(op->getLoc(), p, {});
+  int64_t rank = xs.size();
+  if (axis < 0 || axis >= rank || ps.size() != 1 || ps[0] != xs[axis])
+    return error(op) << what << " of shape [" << ps
+                     << "] is neither a scalar nor one value per element of "
+                        "the axis (blocked quantization is not supported)";
+  // [C] -> [C, 1, ...]: broadcasts over the dimensions after the axis.
+  Shape shaped(rank - axis, 1);
+  shaped[0] = ps[0];
+  return reshape(op->getLoc(), p, shaped);
+}
+
+Value FunctionLowering::minusZeroPoint(Location loc, Value x, Value zp) {
+  Type i32 = b.getI32Type();
+  auto widen = [&](OpBuilder &nb, Location nloc, Value v, Type from) -> Value {
+    auto it = cast<IntegerType>(from);
+    if (it.getWidth() >= 32)
+      return v;
+    Value sv = it.isSignless()
+                   ? v
+                   : castSignedness(nb, nloc, v, IntegerType::get(ctx, it.getWidth()));
+    return it.isUnsigned()
+               ? (Value)arith::ExtUIOp::create(nb, nloc, i32, sv)
+               : (Value)arith::ExtSIOp::create(nb, nloc, i32, sv);
+  };
+  Type xt = elementTypeOf(x), zt = zp ? elementTypeOf(zp) : Type();
+  SmallVector<Value> ins = {x};
+  if (zp)
+    ins.push_back(zp);
+  return elementwise(loc, shapeOf(x), i32, ins,
+                     [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                       Value v = widen(nb, nloc, args[0], xt);
+                       if (!zp)
+                         return v;
+                       return arith::SubIOp::create(nb, nloc, v,
+                                                    widen(nb, nloc, args[1], zt));
+                     });
+}
+
+/// Whether `t` is an integer type of 8, 16 or 32 bits, signed or not.
+static bool isQuantizedInt(Type t) {
+  auto it = dyn_cast<IntegerType>(t);
+  return it && (it.getWidth() == 8 || it.getWidth() == 16 || it.getWidth() == 32);
+}
+
+FailureOr<Results> FunctionLowering::lowerDequantizeLinear(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], scale = ins[1];
+  Value zp = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  if (!isQuantizedInt(elementTypeOf(x)) || (zp && elementTypeOf(zp) != elementTypeOf(x)))
+    return error(op) << "x must be an 8, 16 or 32-bit integer tensor, and the "
+                        "zero point of its type";
+  Type ft = elementTypeOf(scale);
+  if (!ft.isF32())
+    return error(op) << "the scale must be f32, not " << ft;
+  if (intAttr(op, "block_size", 0) != 0)
+    return error(op) << "blocked quantization (block_size) is not supported";
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t axis = intAttr(op, "axis", 1);
+  if (axis < 0)
+    axis += xs.size();
+  auto s = quantParam(op, scale, xs, axis, "the scale");
+  if (failed(s))
+    return failure();
+  Value z;
+  if (zp) {
+    auto zr = quantParam(op, zp, xs, axis, "the zero point");
+    if (failed(zr))
+      return failure();
+    z = *zr;
+  }
+  // (x - zp) in i32, then times the scale in f32, as ONNX Runtime does.
+  Value diff = minusZeroPoint(loc, x, z);
+  return Results{elementwise(
+      loc, xs, ft, {diff, *s}, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+        Value f = arith::SIToFPOp::create(nb, nloc, ft, a[0]);
+        return arith::MulFOp::create(nb, nloc, f, a[1]).getResult();
+      })};
+}
+
+FailureOr<Results> FunctionLowering::lowerDynamicQuantizeLinear(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  Value x = op.getInputs()[0];
+  Type f32 = b.getF32Type(), i32 = b.getI32Type(), i8 = b.getI8Type();
+  if (elementTypeOf(x) != f32)
+    return error(op) << "x must be f32";
+  for (unsigned r : {0u, 2u})
+    for (Operation *user : op->getResult(r).getUsers())
+      if (!isa_and_nonnull<onnx::ONNXDialect>(user->getDialect()))
+        return error(op) << "its uint8 result #" << r
+                         << " leaves the graph, and the CPU backend returns "
+                            "no uint8 tensor (it feeds MatMulInteger or "
+                            "DequantizeLinear in a quantized model)";
+  ArrayRef<int64_t> xs = shapeOf(x);
+  // The range of x and 0: min(0, min x), max(0, max x).
+  Value zero = createScalar(b, loc, f32, 0);
+  SmallVector<bool> all(xs.size(), true);
+  auto extreme = [&](bool isMax) {
+    Value r = reduce(loc, x, all, filled(loc, {}, f32, zero),
+                     [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                       return isMax ? (Value)arith::MaximumFOp::create(nb, nloc, a[0], a[1])
+                                    : (Value)arith::MinimumFOp::create(nb, nloc, a[0], a[1]);
+                     });
+    return tensor::ExtractOp::create(b, loc, r, ValueRange{}).getResult();
+  };
+  Value lo = extreme(false), hi = extreme(true);
+  // scale = (max - min) / 255 (1 when the range is empty, as ONNX Runtime);
+  // zero point = round_half_even(clamp(0 - min / scale, 0, 255)).
+  Value range = arith::SubFOp::create(b, loc, hi, lo);
+  Value empty0 = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, range, zero);
+  Value scale = arith::SelectOp::create(
+      b, loc, empty0, createScalar(b, loc, f32, 1),
+      arith::DivFOp::create(b, loc, range, createScalar(b, loc, f32, 255)));
+  auto clamp255 = [&](OpBuilder &nb, Location nloc, Value v) -> Value {
+    v = arith::MaximumFOp::create(nb, nloc, v, createScalar(nb, nloc, f32, 0));
+    return arith::MinimumFOp::create(nb, nloc, v, createScalar(nb, nloc, f32, 255));
+  };
+  Value zpf = math::RoundEvenOp::create(
+      b, loc, clamp255(b, loc, arith::SubFOp::create(b, loc, zero,
+                                                     arith::DivFOp::create(b, loc, lo, scale))));
+  // y = clamp(round_half_even(x / scale) + zp, 0, 255).
+  Type u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  auto toU8 = [&](OpBuilder &nb, Location nloc, Value f) {
+    Value q = arith::TruncIOp::create(nb, nloc, i8, arith::FPToSIOp::create(nb, nloc, i32, f));
+    return castSignedness(nb, nloc, q, u8);
+  };
+  Value y = elementwise(loc, xs, u8, {x}, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+    Value q = math::RoundEvenOp::create(nb, nloc, arith::DivFOp::create(nb, nloc, a[0], scale));
+    return toU8(nb, nloc, clamp255(nb, nloc, arith::AddFOp::create(nb, nloc, q, zpf)));
+  });
+  Value zpT = tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, u8),
+                                             toU8(b, loc, zpf));
+  Value scaleT = tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, f32), scale);
+  return Results{y, scaleT, zpT};
+}
+
+FailureOr<Results> FunctionLowering::lowerMatMulInteger(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  auto opt = [&](size_t i) {
+    return ins.size() > i && !isa<NoneType>(ins[i].getType()) ? ins[i] : Value();
+  };
+  Value a = ins[0], bm = ins[1], azp = opt(2), bzp = opt(3);
+  for (Value v : {a, bm})
+    if (!isQuantizedInt(elementTypeOf(v)) || elementTypeOf(v).getIntOrFloatBitWidth() != 8)
+      return error(op) << "A and B must be 8-bit integer tensors";
+  if ((azp && elementTypeOf(azp) != elementTypeOf(a)) ||
+      (bzp && elementTypeOf(bzp) != elementTypeOf(bm)))
+    return error(op) << "a zero point's type differs from its input's";
+  ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(bm);
+  // numpy matmul of operands of rank >= 2: broadcast batches, [M, K] x [K, N].
+  if (sa.size() < 2 || sb.size() < 2 || sa.back() != sb[sb.size() - 2])
+    return error(op) << "A and B must be [..., M, K] and [..., K, N]";
+  auto batch = onnx::broadcastShapes({sa.drop_back(2), sb.drop_back(2)});
+  if (failed(batch))
+    return error(op) << "the batch dimensions of A and B do not broadcast";
+  Shape shape(*batch);
+  shape.push_back(sa[sa.size() - 2]);
+  shape.push_back(sb.back());
+  // A's zero point: a scalar, or one per row of A ([M], along its dimension
+  // -2); B's: a scalar, or one per column ([N], its last dimension).
+  Value az, bz;
+  if (azp) {
+    auto r = quantParam(op, azp, sa, sa.size() >= 2 ? sa.size() - 2 : -1,
+                        "a_zero_point");
+    if (failed(r))
+      return failure();
+    az = *r;
+  }
+  if (bzp) {
+    auto r = quantParam(op, bzp, sb, sb.size() - 1, "b_zero_point");
+    if (failed(r))
+      return failure();
+    bz = *r;
+  }
+  return Results{matmul(loc, minusZeroPoint(loc, a, az),
+                        minusZeroPoint(loc, bm, bz), shape)};
 }
 
 FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
@@ -3483,6 +3701,12 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerResize(node);
         if (type == "TopK")
           return lowerTopK(node);
+        if (type == "DequantizeLinear")
+          return lowerDequantizeLinear(node);
+        if (type == "DynamicQuantizeLinear")
+          return lowerDynamicQuantizeLinear(node);
+        if (type == "MatMulInteger")
+          return lowerMatMulInteger(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||
             type == "Where" || isComparison(type) || type == "And" ||
             type == "Or" || type == "Xor" || type == "Not")

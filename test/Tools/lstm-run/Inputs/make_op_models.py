@@ -381,6 +381,35 @@ save("topk_smallest_axis0", [
     [f32("v", [2, 4]), helper.make_tensor_value_info("i", TensorProto.INT64, [2, 4])],
     [ints("k", [2])], opset=11)
 
+# Quantized pieces of a model through onnxruntime.quantization's
+# quantize_dynamic: DequantizeLinear (an int8 input per tensor; uint8
+# weights per axis, as a quantized embedding or Conv weight), and
+# DynamicQuantizeLinear feeding MatMulInteger (int8 weights with one zero
+# point per column; uint8 weights with a scalar one) then Cast and the
+# scales' product, as a quantized Linear layer. Integers: bit for bit.
+save("dequantize_linear", [
+    helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], name="dq"),
+    helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["y2"], axis=1, name="dqw")],
+    [helper.make_tensor_value_info("x", TensorProto.INT8, [3, 4])],
+    [f32("y", [3, 4]), f32("y2", [2, 3, 4])],
+    [const("s", 0.05), numpy_helper.from_array(np.array(-3, np.int8), "z"),
+     numpy_helper.from_array(rng.integers(0, 256, (2, 3, 4)).astype(np.uint8), "w"),
+     const("sw", [0.1, 0.2, 0.3]),
+     numpy_helper.from_array(np.array([1, 128, 255], np.uint8), "zw")], opset=13)
+save("dynamic_quantize_matmul", [
+    helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "qs", "qz"], name="dql"),
+    helper.make_node("MatMulInteger", ["q", "w", "qz", "wz"], ["y"], name="mmi"),
+    helper.make_node("MatMulInteger", ["q", "u", "qz", "uz"], ["acc"], name="mmu"),
+    helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT, name="cast"),
+    helper.make_node("Mul", ["qs", "us"], ["scale"], name="ms"),
+    helper.make_node("Mul", ["accf", "scale"], ["y2"], name="mul")],
+    [f32("x", [2, 5, 8])],
+    [helper.make_tensor_value_info("y", TensorProto.INT32, [2, 5, 6]), f32("y2", [2, 5, 6])],
+    [numpy_helper.from_array(rng.integers(-128, 128, (8, 6)).astype(np.int8), "w"),
+     numpy_helper.from_array(np.array([1, -2, 3, 0, 5, -128], np.int8), "wz"),
+     numpy_helper.from_array(rng.integers(0, 256, (8, 6)).astype(np.uint8), "u"),
+     numpy_helper.from_array(np.array(131, np.uint8), "uz"), const("us", 0.02)], opset=13)
+
 # Contractions big enough (over 2M multiply-adds) for the threads: a Conv1d
 # 64 -> 64 (k 3, 256 positions) and a Linear layer's Gemm (transB = 1,
 # [64, 256] x [256, 512]^T): with 2 threads their tile loops run in parallel.
