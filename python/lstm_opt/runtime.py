@@ -40,6 +40,7 @@ __all__ = ["Model", "Stream", "TensorInfo", "RuntimeError_"]
 _DTYPES = {
     "float32": np.float32, "float64": np.float64, "float16": np.float16,
     "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8,
+    "uint8": np.uint8,
     "bool": np.bool_,
 }
 

@@ -153,7 +153,8 @@ std::optional<npz::DType> npzDType(StringRef name) {
       {"float32", npz::DType::F32}, {"float64", npz::DType::F64},
       {"float16", npz::DType::F16}, {"int64", npz::DType::I64},
       {"int32", npz::DType::I32},   {"int16", npz::DType::I16},
-      {"int8", npz::DType::I8},     {"bool", npz::DType::Bool}};
+      {"int8", npz::DType::I8},     {"uint8", npz::DType::U8},
+      {"bool", npz::DType::Bool}};
   auto it = m.find(name.str());
   if (it == m.end())
     return std::nullopt;

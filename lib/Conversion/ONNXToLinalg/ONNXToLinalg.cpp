@@ -286,6 +286,11 @@ private:
   FailureOr<Results> lowerFlatten(onnx::NodeOp op);
   FailureOr<Results> lowerPad(onnx::NodeOp op);
   FailureOr<Results> lowerConv(onnx::NodeOp op);
+  /// ConvInteger: both operands minus their zero points in i32, then Conv.
+  FailureOr<Results> lowerConvInteger(onnx::NodeOp op);
+  /// Conv of `x` and `w` (float, or i32 for ConvInteger) with its
+  /// attributes from `op`.
+  FailureOr<Results> lowerConvOn(onnx::NodeOp op, Value x, Value w, Value bias);
   FailureOr<int64_t> slidingWindow(Operation *op, StringRef autoPad,
                                    int64_t in, int64_t kernel, int64_t stride,
                                    int64_t dilation, bool ceil,
@@ -1521,7 +1526,7 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 2 || n == 3);
   if (type == "DynamicQuantizeLinear")
     return arity(n == 1);
-  if (type == "MatMulInteger")
+  if (type == "MatMulInteger" || type == "ConvInteger")
     return arity(n >= 2 && n <= 4);
   return false;
 }
@@ -1792,6 +1797,13 @@ Value FunctionLowering::minusZeroPoint(Location loc, Value x, Value zp) {
                      });
 }
 
+/// acc + a * b, float or integer.
+static Value mulAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
 /// Whether `t` is an integer type of 8, 16 or 32 bits, signed or not.
 static bool isQuantizedInt(Type t) {
   auto it = dyn_cast<IntegerType>(t);
@@ -1934,13 +1946,50 @@ FailureOr<Results> FunctionLowering::lowerMatMulInteger(onnx::NodeOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
+  auto ins = op.getInputs();
+  Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  if (failed(requireArithmetic(op, elementTypeOf(ins[0]), /*floatOnly=*/true)))
+    return failure();
+  return lowerConvOn(op, ins[0], ins[1], bias);
+}
+
+FailureOr<Results> FunctionLowering::lowerConvInteger(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
-  Value x = ins[0], w = ins[1];
-  Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  auto opt = [&](size_t i) {
+    return ins.size() > i && !isa<NoneType>(ins[i].getType()) ? ins[i] : Value();
+  };
+  Value x = ins[0], w = ins[1], xzp = opt(2), wzp = opt(3);
+  for (Value v : {x, w})
+    if (!isQuantizedInt(elementTypeOf(v)) || elementTypeOf(v).getIntOrFloatBitWidth() != 8)
+      return error(op) << "x and w must be 8-bit integer tensors";
+  if ((xzp && elementTypeOf(xzp) != elementTypeOf(x)) ||
+      (wzp && elementTypeOf(wzp) != elementTypeOf(w)))
+    return error(op) << "a zero point's type differs from its input's";
+  // x's zero point: a scalar; w's: a scalar or one per output channel.
+  Value xz, wz;
+  if (xzp) {
+    auto r = quantParam(op, xzp, shapeOf(x), -1, "x_zero_point");
+    if (failed(r))
+      return failure();
+    xz = *r;
+  }
+  if (wzp) {
+    auto r = quantParam(op, wzp, shapeOf(w), 0, "w_zero_point");
+    if (failed(r))
+      return failure();
+    wz = *r;
+  }
+  // Both minus their zero points in i32 (so padding with 0 is padding with
+  // the zero point, as ONNX Runtime does), then Conv's contraction in i32.
+  return lowerConvOn(op, minusZeroPoint(loc, x, xz), minusZeroPoint(loc, w, wz),
+                     Value());
+}
+
+FailureOr<Results> FunctionLowering::lowerConvOn(onnx::NodeOp op, Value x,
+                                                 Value w, Value bias) {
+  Location loc = op.getLoc();
   Type elemType = elementTypeOf(x);
-  if (failed(requireArithmetic(op, elemType, /*floatOnly=*/true)))
-    return failure();
   ArrayRef<int64_t> xs = shapeOf(x), ws = shapeOf(w);
   int64_t rank = xs.size(), sp = rank - 2;
   if (rank < 3 || (int64_t)ws.size() != rank)
@@ -2009,9 +2058,7 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
   auto conv = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{xp, w}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value p = arith::MulFOp::create(nb, nloc, args[0], args[1]);
-        linalg::YieldOp::create(nb, nloc,
-                                arith::AddFOp::create(nb, nloc, args[2], p).getResult());
+        linalg::YieldOp::create(nb, nloc, mulAdd(nb, nloc, args[0], args[1], args[2]));
       });
   return Results{conv.getResult(0)};
 }
@@ -2125,9 +2172,7 @@ FailureOr<Results> FunctionLowering::lowerConvChannelsLast(
   auto conv = linalg::GenericOp::create(
       b, loc, TypeRange{init.getType()}, ValueRange{patches, wt}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value p = arith::MulFOp::create(nb, nloc, args[0], args[1]);
-        linalg::YieldOp::create(nb, nloc,
-                                arith::AddFOp::create(nb, nloc, args[2], p).getResult());
+        linalg::YieldOp::create(nb, nloc, mulAdd(nb, nloc, args[0], args[1], args[2]));
       });
   // Back to [N, M, o...].
   SmallVector<int64_t> back = {0, sp + 1};
@@ -3666,6 +3711,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerPad(node);
         if (type == "Conv")
           return lowerConv(node);
+        if (type == "ConvInteger")
+          return lowerConvInteger(node);
         if (type == "Pow")
           return lowerPow(node);
         if (type.starts_with("Reduce"))

@@ -92,6 +92,8 @@ std::string dtypeOf(Type t) {
   if (t.isInteger(64)) return "int64";
   if (t.isInteger(32)) return "int32";
   if (t.isInteger(16)) return "int16";
+  // A uint8 graph input (a quantized model's) keeps its signedness.
+  if (t.isUnsignedInteger(8)) return "uint8";
   if (t.isInteger(8)) return "int8";
   if (t.isInteger(1)) return "bool";
   return "";

@@ -410,6 +410,24 @@ save("dynamic_quantize_matmul", [
      numpy_helper.from_array(rng.integers(0, 256, (8, 6)).astype(np.uint8), "u"),
      numpy_helper.from_array(np.array(131, np.uint8), "uz"), const("us", 0.02)], opset=13)
 
+# ConvInteger as quantize_dynamic writes a Conv: the input through
+# DynamicQuantizeLinear, int8 weights (Conv1d, pads); uint8 weights
+# (grouped Conv2d, stride 2). Scalar weight zero points: ONNX Runtime
+# refuses one per output channel, which the spec allows and lstm-run takes.
+save("conv_integer", [
+    helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "qs", "qz"], name="dql"),
+    helper.make_node("ConvInteger", ["q", "w", "qz", "wz"], ["y"], pads=[1, 1], name="ci")],
+    [f32("x", [1, 4, 10])], [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 6, 10])],
+    [numpy_helper.from_array(rng.integers(-128, 128, (6, 4, 3)).astype(np.int8), "w"),
+     numpy_helper.from_array(np.array(-7, np.int8), "wz")], opset=13)
+save("conv_integer_group", [
+    helper.make_node("DynamicQuantizeLinear", ["x"], ["q", "qs", "qz"], name="dql"),
+    helper.make_node("ConvInteger", ["q", "w", "qz", "wz"], ["y"], group=2, strides=[2, 2],
+                     pads=[1, 1, 1, 1], name="ci")],
+    [f32("x", [1, 4, 6, 6])], [helper.make_tensor_value_info("y", TensorProto.INT32, [1, 4, 3, 3])],
+    [numpy_helper.from_array(rng.integers(0, 256, (4, 2, 3, 3)).astype(np.uint8), "w"),
+     numpy_helper.from_array(np.array(128, np.uint8), "wz")], opset=13)
+
 # Contractions big enough (over 2M multiply-adds) for the threads: a Conv1d
 # 64 -> 64 (k 3, 256 positions) and a Linear layer's Gemm (transB = 1,
 # [64, 256] x [256, 512]^T): with 2 threads their tile loops run in parallel.
