@@ -262,6 +262,7 @@ private:
   Value minusZeroPoint(Location loc, Value x, Value zp);
   FailureOr<Results> lowerDequantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerDynamicQuantizeLinear(onnx::NodeOp op);
+  FailureOr<Results> lowerQuantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerMatMulInteger(onnx::NodeOp op);
 
   FailureOr<SmallVector<int64_t>> constantInts(Operation *op, Value v,
@@ -1522,7 +1523,7 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n >= 2 && n <= 4);
   if (type == "TopK")
     return arity(n == 2);
-  if (type == "DequantizeLinear")
+  if (type == "DequantizeLinear" || type == "QuantizeLinear")
     return arity(n == 2 || n == 3);
   if (type == "DynamicQuantizeLinear")
     return arity(n == 1);
@@ -1843,6 +1844,57 @@ FailureOr<Results> FunctionLowering::lowerDequantizeLinear(onnx::NodeOp op) {
       loc, xs, ft, {diff, *s}, [&](OpBuilder &nb, Location nloc, ValueRange a) {
         Value f = arith::SIToFPOp::create(nb, nloc, ft, a[0]);
         return arith::MulFOp::create(nb, nloc, f, a[1]).getResult();
+      })};
+}
+
+FailureOr<Results> FunctionLowering::lowerQuantizeLinear(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], scale = ins[1];
+  Value zp = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  if (elementTypeOf(x) != f32 || elementTypeOf(scale) != f32)
+    return error(op) << "x and the scale must be f32";
+  // The result's type is the zero point's (uint8 without one).
+  auto outType = dyn_cast<IntegerType>(
+      zp ? elementTypeOf(zp) : cast<ShapedType>(op->getResult(0).getType()).getElementType());
+  if (!outType || outType.getWidth() != 8)
+    return error(op) << "only 8-bit results (int8, uint8) are supported";
+  if (intAttr(op, "block_size", 0) != 0)
+    return error(op) << "blocked quantization (block_size) is not supported";
+  if (outType.isUnsigned())
+    for (Operation *user : op->getResult(0).getUsers())
+      if (!isa_and_nonnull<onnx::ONNXDialect>(user->getDialect()))
+        return error(op) << "its uint8 result leaves the graph, and the CPU "
+                            "backend returns no uint8 tensor";
+  ArrayRef<int64_t> xs = shapeOf(x);
+  int64_t axis = intAttr(op, "axis", 1);
+  if (axis < 0)
+    axis += xs.size();
+  auto sc = quantParam(op, scale, xs, axis, "the scale");
+  if (failed(sc))
+    return failure();
+  SmallVector<Value> inputs = {x, *sc};
+  if (zp) {
+    auto zr = quantParam(op, zp, xs, axis, "the zero point");
+    if (failed(zr))
+      return failure();
+    // The zero point as i32 (a tensor of one value, or one per channel).
+    inputs.push_back(minusZeroPoint(loc, *zr, Value()));
+  }
+  bool isUnsigned = outType.isUnsigned();
+  double lo = isUnsigned ? 0 : -128, hi = isUnsigned ? 255 : 127;
+  // y = saturate(round_half_even(x / scale) + zero_point), as ONNX Runtime.
+  return Results{elementwise(
+      loc, xs, outType, inputs, [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+        Value q = math::RoundEvenOp::create(nb, nloc, arith::DivFOp::create(nb, nloc, a[0], a[1]));
+        if (zp)
+          q = arith::AddFOp::create(nb, nloc, q, arith::SIToFPOp::create(nb, nloc, f32, a[2]));
+        q = arith::MaximumFOp::create(nb, nloc, q, createScalar(nb, nloc, f32, lo));
+        q = arith::MinimumFOp::create(nb, nloc, q, createScalar(nb, nloc, f32, hi));
+        Value v = arith::TruncIOp::create(nb, nloc, nb.getI8Type(),
+                                          arith::FPToSIOp::create(nb, nloc, i32, q));
+        return isUnsigned ? castSignedness(nb, nloc, v, outType) : v;
       })};
 }
 
@@ -3752,6 +3804,8 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerDequantizeLinear(node);
         if (type == "DynamicQuantizeLinear")
           return lowerDynamicQuantizeLinear(node);
+        if (type == "QuantizeLinear")
+          return lowerQuantizeLinear(node);
         if (type == "MatMulInteger")
           return lowerMatMulInteger(node);
         if (type == "PRelu" || type == "Max" || type == "Min" ||

@@ -239,3 +239,13 @@ func.func @matmul_integer_float(%a: tensor<2x3xf32>, %b: tensor<3x4xi8>) -> tens
   %y = onnx.node "MatMulInteger"(%a, %b) {domain = "", onnx.names = ["m"]} : (tensor<2x3xf32>, tensor<3x4xi8>) -> tensor<2x4xi32>
   return %y : tensor<2x4xi32>
 }
+
+// -----
+
+func.func @quantize_int16(%x: tensor<4xf32>) -> tensor<4xi16> {
+  %s = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = onnx.Constant() {value = dense<0> : tensor<i16>} : () -> tensor<i16>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'q' (QuantizeLinear): only 8-bit results (int8, uint8) are supported}}
+  %y = onnx.node "QuantizeLinear"(%x, %s, %z) {domain = "", onnx.names = ["q"]} : (tensor<4xf32>, tensor<f32>, tensor<i16>) -> tensor<4xi16>
+  return %y : tensor<4xi16>
+}

@@ -428,6 +428,25 @@ save("conv_integer_group", [
     [numpy_helper.from_array(rng.integers(0, 256, (4, 2, 3, 3)).astype(np.uint8), "w"),
      numpy_helper.from_array(np.array(128, np.uint8), "wz")], opset=13)
 
+# QuantizeLinear as quantize_static writes it (the QDQ format): a Linear
+# layer's activations through QuantizeLinear + DequantizeLinear (uint8, a
+# scalar zero point), its weights int8 per output column (axis 1); and int8
+# per axis 1 of a 3-D tensor.
+save("qdq_linear", [
+    helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="q"),
+    helper.make_node("DequantizeLinear", ["xq", "xs", "xz"], ["xd"], name="dq"),
+    helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], axis=1, name="dqw"),
+    helper.make_node("MatMul", ["xd", "wd"], ["y"], name="mm"),
+    helper.make_node("QuantizeLinear", ["x3", "s3", "z3"], ["q3"], axis=1, name="q3"),
+    helper.make_node("DequantizeLinear", ["q3", "s3", "z3"], ["y3"], axis=1, name="dq3")],
+    [f32("x", [4, 8]), f32("x3", [2, 3, 5])], [f32("y", [4, 6]), f32("y3", [2, 3, 5])],
+    [const("xs", 0.01), numpy_helper.from_array(np.array(128, np.uint8), "xz"),
+     numpy_helper.from_array(rng.integers(-127, 128, (8, 6)).astype(np.int8), "w"),
+     const("ws", rng.uniform(0.001, 0.01, 6)),
+     numpy_helper.from_array(np.zeros(6, np.int8), "wz"),
+     const("s3", [0.004, 0.01, 0.02]),
+     numpy_helper.from_array(np.array([-5, 0, 100], np.int8), "z3")], opset=13)
+
 # Contractions big enough (over 2M multiply-adds) for the threads: a Conv1d
 # 64 -> 64 (k 3, 256 positions) and a Linear layer's Gemm (transB = 1,
 # [64, 256] x [256, 512]^T): with 2 threads their tile loops run in parallel.
