@@ -264,6 +264,13 @@ private:
   FailureOr<Results> lowerDynamicQuantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerQuantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerMatMulInteger(onnx::NodeOp op);
+  /// MatMulInteger's and ConvInteger's two 8-bit operands, each minus its
+  /// zero point (inputs 2 and 3, optional) in i32; `names`: the operands'
+  /// and the zero points' names; a zero point may run along `axis0` /
+  /// `axis1` of its operand (-1: a scalar only).
+  FailureOr<std::pair<Value, Value>> integerOperands(onnx::NodeOp op,
+                                                     ArrayRef<StringRef> names,
+                                                     int64_t axis0, int64_t axis1);
 
   FailureOr<SmallVector<int64_t>> constantInts(Operation *op, Value v,
                                                StringRef what);
@@ -1954,20 +1961,39 @@ FailureOr<Results> FunctionLowering::lowerDynamicQuantizeLinear(onnx::NodeOp op)
   return Results{y, scaleT, zpT};
 }
 
-FailureOr<Results> FunctionLowering::lowerMatMulInteger(onnx::NodeOp op) {
+FailureOr<std::pair<Value, Value>>
+FunctionLowering::integerOperands(onnx::NodeOp op, ArrayRef<StringRef> names,
+                                  int64_t axis0, int64_t axis1) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
-  auto opt = [&](size_t i) {
-    return ins.size() > i && !isa<NoneType>(ins[i].getType()) ? ins[i] : Value();
-  };
-  Value a = ins[0], bm = ins[1], azp = opt(2), bzp = opt(3);
-  for (Value v : {a, bm})
-    if (!isQuantizedInt(elementTypeOf(v)) || elementTypeOf(v).getIntOrFloatBitWidth() != 8)
-      return error(op) << "A and B must be 8-bit integer tensors";
-  if ((azp && elementTypeOf(azp) != elementTypeOf(a)) ||
-      (bzp && elementTypeOf(bzp) != elementTypeOf(bm)))
-    return error(op) << "a zero point's type differs from its input's";
-  ArrayRef<int64_t> sa = shapeOf(a), sb = shapeOf(bm);
+  Value v[2] = {ins[0], ins[1]}, zp[2];
+  for (int i = 0; i < 2; ++i) {
+    if (ins.size() > size_t(2 + i) && !isa<NoneType>(ins[2 + i].getType()))
+      zp[i] = ins[2 + i];
+    Type t = elementTypeOf(v[i]);
+    if (!isQuantizedInt(t) || t.getIntOrFloatBitWidth() != 8)
+      return error(op) << names[0] << " and " << names[1]
+                       << " must be 8-bit integer tensors";
+    if (zp[i] && elementTypeOf(zp[i]) != t)
+      return error(op) << names[2 + i] << "'s type differs from " << names[i] << "'s";
+  }
+  int64_t axes[2] = {axis0, axis1};
+  Value out[2];
+  for (int i = 0; i < 2; ++i) {
+    Value z;
+    if (zp[i]) {
+      auto r = quantParam(op, zp[i], shapeOf(v[i]), axes[i], names[2 + i]);
+      if (failed(r))
+        return failure();
+      z = *r;
+    }
+    out[i] = minusZeroPoint(loc, v[i], z);
+  }
+  return std::make_pair(out[0], out[1]);
+}
+
+FailureOr<Results> FunctionLowering::lowerMatMulInteger(onnx::NodeOp op) {
+  ArrayRef<int64_t> sa = shapeOf(op.getInputs()[0]), sb = shapeOf(op.getInputs()[1]);
   // numpy matmul of operands of rank >= 2: broadcast batches, [M, K] x [K, N].
   if (sa.size() < 2 || sb.size() < 2 || sa.back() != sb[sb.size() - 2])
     return error(op) << "A and B must be [..., M, K] and [..., K, N]";
@@ -1979,22 +2005,11 @@ FailureOr<Results> FunctionLowering::lowerMatMulInteger(onnx::NodeOp op) {
   shape.push_back(sb.back());
   // A's zero point: a scalar, or one per row of A ([M], along its dimension
   // -2); B's: a scalar, or one per column ([N], its last dimension).
-  Value az, bz;
-  if (azp) {
-    auto r = quantParam(op, azp, sa, sa.size() >= 2 ? sa.size() - 2 : -1,
-                        "a_zero_point");
-    if (failed(r))
-      return failure();
-    az = *r;
-  }
-  if (bzp) {
-    auto r = quantParam(op, bzp, sb, sb.size() - 1, "b_zero_point");
-    if (failed(r))
-      return failure();
-    bz = *r;
-  }
-  return Results{matmul(loc, minusZeroPoint(loc, a, az),
-                        minusZeroPoint(loc, bm, bz), shape)};
+  auto ab = integerOperands(op, {"A", "B", "a_zero_point", "b_zero_point"},
+                            sa.size() - 2, sb.size() - 1);
+  if (failed(ab))
+    return failure();
+  return Results{matmul(op.getLoc(), ab->first, ab->second, shape)};
 }
 
 FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
@@ -2006,36 +2021,13 @@ FailureOr<Results> FunctionLowering::lowerConv(onnx::NodeOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lowerConvInteger(onnx::NodeOp op) {
-  Location loc = op.getLoc();
-  auto ins = op.getInputs();
-  auto opt = [&](size_t i) {
-    return ins.size() > i && !isa<NoneType>(ins[i].getType()) ? ins[i] : Value();
-  };
-  Value x = ins[0], w = ins[1], xzp = opt(2), wzp = opt(3);
-  for (Value v : {x, w})
-    if (!isQuantizedInt(elementTypeOf(v)) || elementTypeOf(v).getIntOrFloatBitWidth() != 8)
-      return error(op) << "x and w must be 8-bit integer tensors";
-  if ((xzp && elementTypeOf(xzp) != elementTypeOf(x)) ||
-      (wzp && elementTypeOf(wzp) != elementTypeOf(w)))
-    return error(op) << "a zero point's type differs from its input's";
   // x's zero point: a scalar; w's: a scalar or one per output channel.
-  Value xz, wz;
-  if (xzp) {
-    auto r = quantParam(op, xzp, shapeOf(x), -1, "x_zero_point");
-    if (failed(r))
-      return failure();
-    xz = *r;
-  }
-  if (wzp) {
-    auto r = quantParam(op, wzp, shapeOf(w), 0, "w_zero_point");
-    if (failed(r))
-      return failure();
-    wz = *r;
-  }
   // Both minus their zero points in i32 (so padding with 0 is padding with
   // the zero point, as ONNX Runtime does), then Conv's contraction in i32.
-  return lowerConvOn(op, minusZeroPoint(loc, x, xz), minusZeroPoint(loc, w, wz),
-                     Value());
+  auto xw = integerOperands(op, {"x", "w", "x_zero_point", "w_zero_point"}, -1, 0);
+  if (failed(xw))
+    return failure();
+  return lowerConvOn(op, xw->first, xw->second, Value());
 }
 
 FailureOr<Results> FunctionLowering::lowerConvOn(onnx::NodeOp op, Value x,

@@ -89,6 +89,20 @@ std::vector<float> transposeWeights(ArrayRef<float> w, int64_t d, int64_t g,
 
 enum class Mapping { GPU, CPU };
 
+/// The sum of `v` over each group of `L` consecutive lanes (a power of two),
+/// in every lane of the group: a butterfly of XOR shuffles, which every lane
+/// of the warp takes part in (shfl.sync with the full mask). Partners add
+/// the same two values, so all lanes of a group get the same bits.
+Value butterflySum(ImplicitLocOpBuilder &b, Value v, int64_t L) {
+  for (int64_t off = L / 2; off >= 1; off /= 2) {
+    auto sh = gpu::ShuffleOp::create(
+        b, v, arith::ConstantOp::create(b, b.getI32IntegerAttr(off)),
+        arith::ConstantOp::create(b, b.getI32IntegerAttr(32)), gpu::ShuffleMode::XOR);
+    v = arith::AddFOp::create(b, v, sh.getShuffleResult());
+  }
+  return v;
+}
+
 /// Unrolls `loop` (of `trips` steps) by the largest factor up to kUnrollK
 /// that divides `trips` and is below it (so the loop, and its results, stay
 /// in place). Each accumulator still sums in order: the results are
@@ -1240,13 +1254,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                 Value sum = acc[(g * B + bb) * A];
                 for (int64_t q = 1; q < A; ++q)
                   sum = arith::AddFOp::create(sb, sum, acc[(g * B + bb) * A + q]);
-                for (int64_t o = L / 2; o >= 1; o /= 2) {
-                  auto sh = gpu::ShuffleOp::create(
-                      sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(o)),
-                      arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
-                      gpu::ShuffleMode::XOR);
-                  sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
-                }
+                sum = butterflySum(sb, sum, L);
                 mine = bb == 0 ? sum
                                : arith::SelectOp::create(
                                      sb, arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, li, idx(sb, bb)),
@@ -1392,15 +1400,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
               for (int64_t bb = 0; bb < B; ++bb) {
                 // Butterfly over the group's L lanes (every lane of the warp
                 // takes part: shfl.sync with the full mask).
-                Value sum = loop.getResult(p * B + bb);
-                for (int64_t off = L / 2; off >= 1; off /= 2) {
-                  auto sh = gpu::ShuffleOp::create(
-                      sb, sum, arith::ConstantOp::create(sb, sb.getI32IntegerAttr(off)),
-                      arith::ConstantOp::create(sb, sb.getI32IntegerAttr(32)),
-                      gpu::ShuffleMode::XOR);
-                  sum = arith::AddFOp::create(sb, sum, sh.getShuffleResult());
-                }
-                sums.push_back(sum);
+                sums.push_back(butterflySum(sb, loop.getResult(p * B + bb), L));
               }
               Value store = arith::AndIOp::create(
                   sb, leader,
