@@ -2685,7 +2685,6 @@ FailureOr<Results> FunctionLowering::lowerBatchNorm(onnx::NodeOp op) {
 }
 
 FailureOr<Results> FunctionLowering::lowerLayerNorm(onnx::NodeOp op) {
-  Location loc = op.getLoc();
   auto ins = op.getInputs();
   Value x = ins[0], scale = ins[1];
   Value bias = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2]

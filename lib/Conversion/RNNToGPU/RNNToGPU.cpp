@@ -1307,7 +1307,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
           };
           SharedState state{stateLoad, stateStore};
           const SharedState *hs = oneBlock ? &state : nullptr;
-          for (auto [pi, phase] : llvm::enumerate(phases)) {
+          for (auto [pi, ph] : llvm::enumerate(phases)) {
+            // (A copy: lambdas below capture it, and C++17 lambdas cannot
+            // capture structured bindings.)
+            const int phase = ph;
             // What the epilogue reads, loaded before everything else.
             CellInputs in = cellLoads(sb, v, step, d, bic, jc, phase, hs);
             // The phase's source vector in st: one block: h (slot step % 2)
