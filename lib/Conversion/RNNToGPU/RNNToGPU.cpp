@@ -755,8 +755,11 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   }
 
   // 2. The input projection: thread (d, row, j) computes all G gates.
-  // (Four rows a thread, each weight loaded once for them, was slower on an
-  // H100: a quarter of the threads, each four times as long.)
+  // On an H100 it takes about 0.5 us a step at T50 B1 I256 H512 (a profile:
+  // 9% occupancy, 200 blocks of 128 threads on 132 SMs, 4% of issue slots
+  // used). Four rows a thread, each weight loaded once for them, was slower
+  // (a quarter of the threads, each four times as long); the loads of 8 k
+  // issued before their multiply-adds changed nothing.)
   {
     Operands o = pick({X, Wt, Bias, P});
     int64_t total = D * T * B * H;
