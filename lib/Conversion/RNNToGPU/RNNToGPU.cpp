@@ -759,7 +759,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   // 9% occupancy, 200 blocks of 128 threads on 132 SMs, 4% of issue slots
   // used). Four rows a thread, each weight loaded once for them, was slower
   // (a quarter of the threads, each four times as long); the loads of 8 k
-  // issued before their multiply-adds changed nothing.)
+  // issued before their multiply-adds changed nothing.
   {
     Operands o = pick({X, Wt, Bias, P});
     int64_t total = D * T * B * H;
