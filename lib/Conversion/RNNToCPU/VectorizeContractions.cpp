@@ -1,7 +1,7 @@
 //===- VectorizeContractions.cpp - register-tiled contractions ------------===//
 //
 // The rest of a model's multiply-adds (MatMul/Gemm, Conv after im2col) as
-// register tiles: each f32 contraction on buffers whose output's innermost
+// register tiles: each f32 or i32 contraction on buffers whose output's innermost
 // dimension is contiguous is tiled to [.., Ti, Tj] output tiles (partial
 // tiles peeled into tiles of their own), each tile a loop nest over the
 // reductions carrying the accumulator in registers, one FMA of a broadcast
@@ -49,7 +49,8 @@ struct Plan {
   SmallVector<int64_t> interchange;
 };
 
-/// Whether `op` is `out += a * b` (f32) on static buffers, every operand
+/// Whether `op` is `out += a * b` (f32, or i32: a quantized model's
+/// MatMulInteger and ConvInteger) on static buffers, every operand
 /// read through a projected permutation, the output's last dimension a
 /// parallel loop that the inputs read contiguously (as their last
 /// dimension) or not at all; and the plan for it.
@@ -58,28 +59,34 @@ std::optional<Plan> planFor(linalg::LinalgOp op, int64_t lanes,
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumDpsInputs() != 2)
     return std::nullopt;
+  Type elem = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  if (!elem.isF32() && !elem.isSignlessInteger(32))
+    return std::nullopt;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.hasStaticShape() || !t.getElementType().isF32() ||
+    if (!t || !t.hasStaticShape() || t.getElementType() != elem ||
         !t.getLayout().isIdentity())
       return std::nullopt;
   }
+  bool isFloat = elem.isF32();
   // The body: yield(add(out, mul(a, b))) in any operand order.
   Block &body = op->getRegion(0).front();
   if (body.getOperations().size() != 3)
     return std::nullopt;
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield ? yield.getOperand(0).getDefiningOp<arith::AddFOp>() : nullptr;
-  if (!add)
+  Operation *add = yield ? yield.getOperand(0).getDefiningOp() : nullptr;
+  if (!add || !(isFloat ? isa<arith::AddFOp>(add) : isa<arith::AddIOp>(add)))
     return std::nullopt;
   Value acc = body.getArgument(2);
-  Value other = add.getLhs() == acc ? add.getRhs()
-                : add.getRhs() == acc ? add.getLhs() : Value();
-  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul || !((mul.getLhs() == body.getArgument(0) &&
-                 mul.getRhs() == body.getArgument(1)) ||
-                (mul.getLhs() == body.getArgument(1) &&
-                 mul.getRhs() == body.getArgument(0))))
+  Value other = add->getOperand(0) == acc   ? add->getOperand(1)
+                : add->getOperand(1) == acc ? add->getOperand(0)
+                                            : Value();
+  Operation *mul = other ? other.getDefiningOp() : nullptr;
+  if (!mul || !(isFloat ? isa<arith::MulFOp>(mul) : isa<arith::MulIOp>(mul)))
+    return std::nullopt;
+  Value m0 = mul->getOperand(0), m1 = mul->getOperand(1);
+  if (!((m0 == body.getArgument(0) && m1 == body.getArgument(1)) ||
+        (m0 == body.getArgument(1) && m1 == body.getArgument(0))))
     return std::nullopt;
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (AffineMap m : maps)
@@ -190,12 +197,14 @@ LogicalResult emitTile(RewriterBase &rewriter, linalg::LinalgOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   MLIRContext *ctx = op.getContext();
-  Type f32 = rewriter.getF32Type();
+  // f32 (fused multiply-adds) or i32 (multiply, add: exact in any order).
+  Type elem = cast<MemRefType>(outMem.getType()).getElementType();
+  bool isFloat = elem.isF32();
   auto cIdx = [&](OpBuilder &b, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value zero = cIdx(rewriter, 0);
-  Value pad = arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+  Value pad = arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem));
   auto rankOf = [](Value m) { return cast<MemRefType>(m.getType()).getRank(); };
   auto zeros = [&](Value m) { return SmallVector<Value>(rankOf(m), zero); };
   // acc: [ti, tj] (or [tj]) from out's (i, j) dimensions.
@@ -203,13 +212,13 @@ LogicalResult emitTile(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (rows)
     accExprs.push_back(getAffineDimExpr(*outI, ctx));
   accExprs.push_back(getAffineDimExpr(out.getNumResults() - 1, ctx));
-  auto accType = rows ? VectorType::get({ti, tj}, f32) : VectorType::get({tj}, f32);
+  auto accType = rows ? VectorType::get({ti, tj}, elem) : VectorType::get({tj}, elem);
   AffineMap accMap = AffineMap::get(rankOf(outMem), 0, accExprs, ctx);
   SmallVector<bool> inBounds(accExprs.size(), true);
   Value acc = vector::TransferReadOp::create(
       rewriter, loc, accType, outMem, zeros(outMem), AffineMapAttr::get(accMap),
       pad, /*mask=*/Value(), rewriter.getBoolArrayAttr(inBounds));
-  auto rowType = VectorType::get({tj}, f32);
+  auto rowType = VectorType::get({tj}, elem);
   // The indices of an operand at reduction point `ivs` (row r for i).
   auto indices = [&](OpBuilder &b, AffineMap m, ArrayRef<Value> ivs,
                      int64_t r) {
@@ -236,7 +245,10 @@ LogicalResult emitTile(RewriterBase &rewriter, linalg::LinalgOp op) {
       Value row = rows ? vector::ExtractOp::create(b, loc, cur, ArrayRef<int64_t>{r})
                              .getResult()
                        : cur;
-      Value fma = vector::FMAOp::create(b, loc, bc, bRow, row);
+      Value fma = isFloat ? vector::FMAOp::create(b, loc, bc, bRow, row).getResult()
+                          : arith::AddIOp::create(b, loc, row,
+                                                  arith::MulIOp::create(b, loc, bc, bRow))
+                                .getResult();
       cur = rows ? vector::InsertOp::create(b, loc, fma, cur, ArrayRef<int64_t>{r})
                        .getResult()
                  : fma;

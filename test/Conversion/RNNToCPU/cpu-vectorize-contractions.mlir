@@ -80,3 +80,28 @@ func.func @dynamic(%a: memref<?x8xf32>, %b: memref<8x32xf32>, %c: memref<?x32xf3
   linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x32xf32>) outs(%c : memref<?x32xf32>)
   return
 }
+
+// -----
+
+// i32 (a quantized model's MatMulInteger or ConvInteger, after the zero
+// points): the same tiles, each step a multiply and an add (exact in any
+// order). Integers of another width, or mixed types, stay as they are.
+// CHECK-LABEL: func.func @matmul_i32(
+// CHECK:     vector.transfer_read %{{.*}} : memref<6x64xi32>, vector<6x64xi32>
+// CHECK:     scf.for
+// CHECK:       vector.load %{{.*}} : memref<32x64xi32>, vector<64xi32>
+// CHECK:       vector.broadcast %{{.*}} : i32 to vector<64xi32>
+// CHECK:       arith.muli %{{.*}} : vector<64xi32>
+// CHECK:       arith.addi %{{.*}} : vector<64xi32>
+// CHECK-NOT:   vector.fma
+func.func @matmul_i32(%a: memref<6x32xi32>, %b: memref<32x64xi32>, %c: memref<6x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<6x32xi32>, memref<32x64xi32>) outs(%c : memref<6x64xi32>)
+  return
+}
+// CHECK-LABEL: func.func @matmul_i16(
+// CHECK: linalg.matmul
+// CHECK-NOT: vector.load
+func.func @matmul_i16(%a: memref<6x32xi16>, %b: memref<32x64xi16>, %c: memref<6x64xi16>) {
+  linalg.matmul ins(%a, %b : memref<6x32xi16>, memref<32x64xi16>) outs(%c : memref<6x64xi16>)
+  return
+}
