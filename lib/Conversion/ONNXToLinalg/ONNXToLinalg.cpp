@@ -260,6 +260,10 @@ private:
   /// `x` (8/16/32-bit integers) as i32 minus the zero point `zp` (if any;
   /// already shaped to broadcast over x).
   Value minusZeroPoint(Location loc, Value x, Value zp);
+  /// QuantizeLinear's and DequantizeLinear's scale and zero point (if any)
+  /// along their `axis` of x, shaped to broadcast over it.
+  FailureOr<std::pair<Value, Value>> scaleAndZeroPoint(onnx::NodeOp op, Value x,
+                                                       Value scale, Value zp);
   FailureOr<Results> lowerDequantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerDynamicQuantizeLinear(onnx::NodeOp op);
   FailureOr<Results> lowerQuantizeLinear(onnx::NodeOp op);
@@ -1818,17 +1822,9 @@ static bool isQuantizedInt(Type t) {
   return it && (it.getWidth() == 8 || it.getWidth() == 16 || it.getWidth() == 32);
 }
 
-FailureOr<Results> FunctionLowering::lowerDequantizeLinear(onnx::NodeOp op) {
-  Location loc = op.getLoc();
-  auto ins = op.getInputs();
-  Value x = ins[0], scale = ins[1];
-  Value zp = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
-  if (!isQuantizedInt(elementTypeOf(x)) || (zp && elementTypeOf(zp) != elementTypeOf(x)))
-    return error(op) << "x must be an 8, 16 or 32-bit integer tensor, and the "
-                        "zero point of its type";
-  Type ft = elementTypeOf(scale);
-  if (!ft.isF32())
-    return error(op) << "the scale must be f32, not " << ft;
+FailureOr<std::pair<Value, Value>>
+FunctionLowering::scaleAndZeroPoint(onnx::NodeOp op, Value x, Value scale,
+                                    Value zp) {
   if (intAttr(op, "block_size", 0) != 0)
     return error(op) << "blocked quantization (block_size) is not supported";
   ArrayRef<int64_t> xs = shapeOf(x);
@@ -1845,10 +1841,27 @@ FailureOr<Results> FunctionLowering::lowerDequantizeLinear(onnx::NodeOp op) {
       return failure();
     z = *zr;
   }
+  return std::make_pair(*s, z);
+}
+
+FailureOr<Results> FunctionLowering::lowerDequantizeLinear(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value x = ins[0], scale = ins[1];
+  Value zp = ins.size() > 2 && !isa<NoneType>(ins[2].getType()) ? ins[2] : Value();
+  if (!isQuantizedInt(elementTypeOf(x)) || (zp && elementTypeOf(zp) != elementTypeOf(x)))
+    return error(op) << "x must be an 8, 16 or 32-bit integer tensor, and the "
+                        "zero point of its type";
+  Type ft = elementTypeOf(scale);
+  if (!ft.isF32())
+    return error(op) << "the scale must be f32, not " << ft;
+  auto sz = scaleAndZeroPoint(op, x, scale, zp);
+  if (failed(sz))
+    return failure();
   // (x - zp) in i32, then times the scale in f32, as ONNX Runtime does.
-  Value diff = minusZeroPoint(loc, x, z);
+  Value diff = minusZeroPoint(loc, x, sz->second);
   return Results{elementwise(
-      loc, xs, ft, {diff, *s}, [&](OpBuilder &nb, Location nloc, ValueRange a) {
+      loc, shapeOf(x), ft, {diff, sz->first}, [&](OpBuilder &nb, Location nloc, ValueRange a) {
         Value f = arith::SIToFPOp::create(nb, nloc, ft, a[0]);
         return arith::MulFOp::create(nb, nloc, f, a[1]).getResult();
       })};
@@ -1867,28 +1880,19 @@ FailureOr<Results> FunctionLowering::lowerQuantizeLinear(onnx::NodeOp op) {
       zp ? elementTypeOf(zp) : cast<ShapedType>(op->getResult(0).getType()).getElementType());
   if (!outType || outType.getWidth() != 8)
     return error(op) << "only 8-bit results (int8, uint8) are supported";
-  if (intAttr(op, "block_size", 0) != 0)
-    return error(op) << "blocked quantization (block_size) is not supported";
   if (outType.isUnsigned())
     for (Operation *user : op->getResult(0).getUsers())
       if (!isa_and_nonnull<onnx::ONNXDialect>(user->getDialect()))
         return error(op) << "its uint8 result leaves the graph, and the CPU "
                             "backend returns no uint8 tensor";
   ArrayRef<int64_t> xs = shapeOf(x);
-  int64_t axis = intAttr(op, "axis", 1);
-  if (axis < 0)
-    axis += xs.size();
-  auto sc = quantParam(op, scale, xs, axis, "the scale");
-  if (failed(sc))
+  auto sz = scaleAndZeroPoint(op, x, scale, zp);
+  if (failed(sz))
     return failure();
-  SmallVector<Value> inputs = {x, *sc};
-  if (zp) {
-    auto zr = quantParam(op, zp, xs, axis, "the zero point");
-    if (failed(zr))
-      return failure();
-    // The zero point as i32 (a tensor of one value, or one per channel).
-    inputs.push_back(minusZeroPoint(loc, *zr, Value()));
-  }
+  SmallVector<Value> inputs = {x, sz->first};
+  // The zero point as i32 (a tensor of one value, or one per channel).
+  if (zp)
+    inputs.push_back(minusZeroPoint(loc, sz->second, Value()));
   bool isUnsigned = outType.isUnsigned();
   double lo = isUnsigned ? 0 : -128, hi = isUnsigned ? 255 : 127;
   // y = saturate(round_half_even(x / scale) + zero_point), as ONNX Runtime.
