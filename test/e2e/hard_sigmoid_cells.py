@@ -28,9 +28,21 @@ from ortutil import max_rel_error, run_ort  # noqa: E402
 T, B, I, H = 5, 2, 3, 4
 
 
-def hard(nodes, inits, x, name, alpha, beta, lo=0.0, hi=1.0, swap=False):
+def hard(nodes, inits, x, name, alpha, beta, lo=0.0, hi=1.0, swap=False, style="keras2"):
     """Clip(alpha * x + beta, lo, hi) as Mul, Add, Clip (operands swapped
-    in the Mul and Add with `swap`)."""
+    in the Mul and Add with `swap`). Keras 3's relu6(x + 3) / 6 instead with
+    style "keras3" (Mul(Clip(x + 3, 0, 6), 1/6)), "div" (Div(Clip(x + 3, 0, 6), 6))
+    or "badscale" (Mul(Clip(x + 3, 0, 6), 0.2): not a HardSigmoid, 6 * 0.2 != 1)."""
+    if style != "keras2":
+        scale = {"keras3": np.float32(1) / np.float32(6), "div": 6.0, "badscale": 0.2}[style]
+        for k, v in ((f"{name}_3", 3.0), (f"{name}_0", 0.0), (f"{name}_6", 6.0), (f"{name}_k", scale)):
+            inits.append(nh.from_array(np.array(v, np.float32), k))
+        nodes.append(oh.make_node("Add", [x, f"{name}_3"], [f"{name}_s"]))
+        nodes.append(oh.make_node("Clip", [f"{name}_s", f"{name}_0", f"{name}_6"], [f"{name}_r6"]))
+        nodes.append(oh.make_node("Div" if style == "div" else "Mul",
+                                  [f"{name}_r6", f"{name}_k"] if swap or style == "div"
+                                  else [f"{name}_k", f"{name}_r6"], [name]))
+        return name
     for k, v in ((f"{name}_a", alpha), (f"{name}_b", beta), (f"{name}_lo", lo), (f"{name}_hi", hi)):
         if not any(i.name == k for i in inits):
             inits.append(nh.from_array(np.array(v, np.float32), k))
@@ -41,7 +53,7 @@ def hard(nodes, inits, x, name, alpha, beta, lo=0.0, hi=1.0, swap=False):
     return name
 
 
-def model(path, kind, lo=0.0):
+def model(path, kind, lo=0.0, style="keras2"):
     rng = np.random.default_rng(0 if kind == "lstm" else 1)
     G = 4 if kind == "lstm" else 3
     nodes, inits = [], []
@@ -61,9 +73,9 @@ def model(path, kind, lo=0.0):
             nodes.append(oh.make_node("Add", [f"s{t}", "Bias"], [f"g{t}"]))
             nodes.append(oh.make_node("Split", [f"g{t}", "split"],
                                       [f"gi{t}", f"gf{t}", f"gg{t}", f"go{t}"], axis=1))
-            i = hard(nodes, inits, f"gi{t}", f"i{t}", 0.2, 0.5, lo, swap=t % 2 == 1)
-            f = hard(nodes, inits, f"gf{t}", f"f{t}", 0.2, 0.5, lo)
-            o = hard(nodes, inits, f"go{t}", f"o{t}", 0.2, 0.5, lo)
+            i = hard(nodes, inits, f"gi{t}", f"i{t}", 0.2, 0.5, lo, swap=t % 2 == 1, style=style)
+            f = hard(nodes, inits, f"gf{t}", f"f{t}", 0.2, 0.5, lo, style=style)
+            o = hard(nodes, inits, f"go{t}", f"o{t}", 0.2, 0.5, lo, style=style)
             nodes.append(oh.make_node("Tanh", [f"gg{t}"], [f"cc{t}"]))
             nodes.append(oh.make_node("Mul", [f, c], [f"fc{t}"]))
             nodes.append(oh.make_node("Mul", [i, f"cc{t}"], [f"ic{t}"]))
@@ -78,8 +90,8 @@ def model(path, kind, lo=0.0):
             nodes.append(oh.make_node("Split", [f"hr{t}", "split"], [f"hr_r{t}", f"hr_z{t}", f"hr_n{t}"], axis=1))
             nodes.append(oh.make_node("Add", [f"xr{t}", f"hr_r{t}"], [f"pr{t}"]))
             nodes.append(oh.make_node("Add", [f"xz{t}", f"hr_z{t}"], [f"pz{t}"]))
-            r = hard(nodes, inits, f"pr{t}", f"r{t}", 0.2, 0.5, lo)
-            z = hard(nodes, inits, f"pz{t}", f"z{t}", 0.2, 0.5, lo, swap=True)
+            r = hard(nodes, inits, f"pr{t}", f"r{t}", 0.2, 0.5, lo, style=style)
+            z = hard(nodes, inits, f"pz{t}", f"z{t}", 0.2, 0.5, lo, swap=True, style=style)
             nodes.append(oh.make_node("Mul", [r, f"hr_n{t}"], [f"rn{t}"]))
             nodes.append(oh.make_node("Add", [f"xn{t}", f"rn{t}"], [f"pn{t}"]))
             nodes.append(oh.make_node("Tanh", [f"pn{t}"], [f"n{t}"]))
@@ -112,12 +124,16 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     passed = failed = 0
-    for name, kind, lo, want in (("lstm_hard_sigmoid", "lstm", 0.0, "LSTM"),
-                                 ("gru_hard_sigmoid", "gru", 0.0, "GRU"),
-                                 ("lstm_clip_not_hard_sigmoid", "lstm", -1.0, None)):
+    for name, kind, lo, style, want, want_alpha in (
+            ("lstm_hard_sigmoid", "lstm", 0.0, "keras2", "LSTM", 0.2),
+            ("gru_hard_sigmoid", "gru", 0.0, "keras2", "GRU", 0.2),
+            ("lstm_clip_not_hard_sigmoid", "lstm", -1.0, "keras2", None, None),
+            ("lstm_keras3_hard_sigmoid", "lstm", 0.0, "keras3", "LSTM", 1 / 6),
+            ("gru_keras3_hard_sigmoid_div", "gru", 0.0, "div", "GRU", 1 / 6),
+            ("lstm_relu6_scale_not_hard_sigmoid", "lstm", 0.0, "badscale", None, None)):
         src = os.path.join(a.workdir, name + ".onnx")
         dst = os.path.join(a.workdir, name + ".fused.onnx")
-        feeds = model(src, kind, lo)
+        feeds = model(src, kind, lo, style)
         p = subprocess.run([a.lstm_opt, src, "-o", dst], capture_output=True, text=True)
         if p.returncode:
             print(f"FAIL {name}: lstm-opt: {p.stderr.strip()[-300:]}")
@@ -133,7 +149,7 @@ def main():
         err = max_rel_error(got, ref)
         if want:
             ok = ([n.op_type for n in layers] == [want] and acts and
-                  acts[0][0] == b"HardSigmoid" and abs(alpha[0][0] - 0.2) < 1e-7 and err <= 1e-5)
+                  acts[0][0] == b"HardSigmoid" and abs(alpha[0][0] - want_alpha) < 1e-7 and err <= 1e-5)
             what = f"fused into {[n.op_type for n in layers]} with activations {acts}"
         else:
             ok = not layers and err == 0.0

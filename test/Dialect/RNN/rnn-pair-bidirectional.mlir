@@ -33,3 +33,37 @@ func.func @stacked(%x: tensor<4x2x1xf32>) -> tensor<1x2x1xf32> {
   %y2, %h2 = rnn.sequence rnn reverse %x, %w, %w, %b, %b init(%h) {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x2x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
   return %h2 : tensor<1x2x1xf32>
 }
+
+// -----
+
+// Each direction reads its own Transpose of a batch-major x (as the roller
+// builds them, one per layer): equal ops over the same value are the same
+// input, and the pair reads the first. Two Transposes with different
+// permutations are not.
+// CHECK-LABEL: func.func @equal_glue
+// CHECK: %[[XT:.*]] = onnx.Transpose(%arg0)
+// CHECK: rnn.sequence gru bidirectional %[[XT]]
+// CHECK-LABEL: func.func @different_glue
+// CHECK: rnn.sequence gru forward
+// CHECK: rnn.sequence gru reverse
+func.func @equal_glue(%x: tensor<2x4x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<4x1x2x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %xf = onnx.Transpose(%x) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x1xf32>) -> tensor<4x2x1xf32>
+  %yf, %hf = rnn.sequence gru forward %xf, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %xr = onnx.Transpose(%x) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x1xf32>) -> tensor<4x2x1xf32>
+  %yr, %hr = rnn.sequence gru reverse %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yf, %yr : tensor<4x1x2x1xf32>, tensor<4x1x2x1xf32>
+}
+func.func @different_glue(%x: tensor<4x4x1xf32>) -> (tensor<4x1x4x1xf32>, tensor<4x1x4x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %xf = onnx.Transpose(%x) {perm = array<i64: 1, 0, 2>} : (tensor<4x4x1xf32>) -> tensor<4x4x1xf32>
+  %yf, %hf = rnn.sequence gru forward %xf, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<4x4x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x4x1xf32>, tensor<1x4x1xf32>)
+  %xr = onnx.Transpose(%x) {perm = array<i64: 0, 1, 2>} : (tensor<4x4x1xf32>) -> tensor<4x4x1xf32>
+  %yr, %hr = rnn.sequence gru reverse %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x4x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x4x1xf32>, tensor<1x4x1xf32>)
+  return %yf, %yr : tensor<4x1x4x1xf32>, tensor<4x1x4x1xf32>
+}

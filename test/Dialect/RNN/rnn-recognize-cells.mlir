@@ -429,3 +429,50 @@ func.func @gru_negated_update(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tenso
   %h1 = onnx.Add(%zn, %b) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1 : tensor<1x1xf32>
 }
+
+// -----
+
+// The recurrent weight is a Slice of a constant (tf2onnx's Keras Loop bodies
+// slice the loop-carried kernel at every step): it becomes an initializer
+// of its own, and the cell reads it. The gates are Keras 3's hard_sigmoid,
+// relu6(x + 3) / 6 exported as Mul(Clip(x + 3, 0, 6), 1/6):
+// HardSigmoid(alpha = 1/6, beta = 0.5).
+// CHECK-LABEL: func.func @sliced_weight_keras3_hard_sigmoid
+// CHECK-DAG: onnx.initializer "lstm_R" dense<{{\[}}[1.000000e-01], [2.000000e-01], [3.000000e-01], [4.000000e-01]]> : tensor<4x1xf32>
+// CHECK: rnn.lstm_cell
+// CHECK-SAME: activation_alpha = array<f32: 0.166666672>, activation_beta = array<f32: 5.000000e-01>, activations = ["HardSigmoid", "Tanh", "Tanh"]
+// CHECK-NOT: onnx.Clip
+// CHECK-NOT: onnx.Slice
+func.func @sliced_weight_keras3_hard_sigmoid(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %rk = onnx.initializer "recurrent_kernel" dense<[[9.0, 0.1, 0.2, 0.3, 0.4, 9.0]]> : tensor<1x6xf32>
+  %st = onnx.Constant() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %en = onnx.Constant() {value = dense<[5]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %ax = onnx.Constant() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %r = onnx.Slice(%rk, %st, %en, %ax, %none) : (tensor<1x6xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x4xf32>
+  %three = onnx.initializer "three" dense<3.0> : tensor<f32>
+  %zero = onnx.initializer "zero" dense<0.0> : tensor<f32>
+  %six = onnx.initializer "six" dense<6.0> : tensor<f32>
+  %sixth = onnx.initializer "sixth" dense<0.166666672> : tensor<f32>
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %i3 = onnx.Add(%i, %three) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %i6 = onnx.Clip(%i3, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %si = onnx.Mul(%i6, %sixth) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %f3 = onnx.Add(%three, %f) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %f6 = onnx.Clip(%f3, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %sf = onnx.Mul(%sixth, %f6) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %o3 = onnx.Add(%o, %three) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %o6 = onnx.Clip(%o3, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %so = onnx.Div(%o6, %six) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %tg = onnx.Tanh(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}

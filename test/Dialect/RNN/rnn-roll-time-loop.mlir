@@ -129,3 +129,72 @@ func.func @slice_reshape(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor<
   %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// jax2onnx's x[:, t]: a Slice over every axis, the others whole (starts
+// [0, t, 0], ends [B, t + 1, I]; an end past the dimension is clamped) +
+// Squeeze of the step axis. Step 1's starts are computed as jax2onnx's
+// dynamic_index_in_dim computes them: Where(t < 0, t + T, t) over
+// constants, concatenated.
+// CHECK-LABEL: func.func @slice_all_axes
+// CHECK: %[[XT:.*]] = onnx.Transpose(%arg0)
+// CHECK: rnn.sequence lstm forward %[[XT]]
+func.func @slice_all_axes(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<8x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<8x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<8xf32>
+  %st0 = onnx.Constant() {value = dense<[0, 0, 0]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %en0 = onnx.Constant() {value = dense<[1, 1, 99]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %axes = onnx.Constant() {value = dense<[0, 1, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %sq = onnx.Constant() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %none = onnx.none
+  %p0 = onnx.Slice(%x, %st0, %en0, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x3xf32>
+  %x0 = onnx.Squeeze(%p0, %sq) : (tensor<1x1x3xf32>, tensor<1xi64>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused LSTM layer: 2 steps, forward}}
+  %h1, %c1 = rnn.lstm_cell %x0, %h, %c, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  %t = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %zero = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %n = onnx.Constant() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %neg = onnx.node "Less"(%t, %zero) : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %wrapped = onnx.Add(%t, %n) : (tensor<i64>, tensor<i64>) -> tensor<i64>
+  %idx = onnx.node "Where"(%neg, %wrapped, %t) : (tensor<i1>, tensor<i64>, tensor<i64>) -> tensor<i64>
+  %u = onnx.Unsqueeze(%idx, %none) {axes_attr = array<i64: 0>} : (tensor<i64>, none) -> tensor<1xi64>
+  %z1 = onnx.Constant() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %st1 = onnx.Concat(%z1, %u, %z1) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %size = onnx.Constant() {value = dense<[1, 1, 3]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %en1 = onnx.Add(%st1, %size) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %p1 = onnx.Slice(%x, %st1, %en1, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x3xf32>
+  %x1 = onnx.Squeeze(%p1, %sq) : (tensor<1x1x3xf32>, tensor<1xi64>) -> tensor<1x3xf32>
+  %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x3xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// A Slice over every axis that also cuts the features (ends [1, t + 1, 2]
+// of I = 3) is not step t of x: each cell stays a one-step layer.
+// CHECK-LABEL: func.func @slice_cuts_features
+// CHECK-COUNT-2: rnn.sequence lstm forward {{.*}} -> (tensor<1x1x1x2xf32>
+func.func @slice_cuts_features(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<8x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<8x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<8xf32>
+  %st0 = onnx.Constant() {value = dense<[0, 0, 0]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %en0 = onnx.Constant() {value = dense<[1, 1, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %st1 = onnx.Constant() {value = dense<[0, 1, 0]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %en1 = onnx.Constant() {value = dense<[1, 2, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %axes = onnx.Constant() {value = dense<[0, 1, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %sq = onnx.Constant() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %none = onnx.none
+  %p0 = onnx.Slice(%x, %st0, %en0, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x2xf32>
+  %x0 = onnx.Squeeze(%p0, %sq) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  // expected-remark @+2 {{not rolled into a layer: the step inputs are not consecutive slices of one tensor}}
+  // expected-remark @+1 {{fused LSTM layer: 1 steps, forward}}
+  %h1, %c1 = rnn.lstm_cell %x0, %h, %c, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  %p1 = onnx.Slice(%x, %st1, %en1, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x2xf32>
+  %x1 = onnx.Squeeze(%p1, %sq) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  // expected-remark @+1 {{fused LSTM layer: 1 steps, forward}}
+  %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
+  return %h2 : tensor<1x2xf32>
+}

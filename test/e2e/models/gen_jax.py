@@ -102,7 +102,7 @@ def export(name, fn, args, in_names, out_names):
             model_name=name, return_mode="file", output_path=path,
             input_names=in_names, output_names=out_names)
     onnx.checker.check_model(onnx.load(path), full_check=True)
-    want = [np.asarray(r) for r in jax.jit(fn)(*args)]
+    want = [np.asarray(r) for r in jax.tree_util.tree_leaves(fn(*args))]
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     got = sess.run(None, dict(zip(in_names, args)))
     for n, a, b in zip(out_names, want, got):
@@ -113,6 +113,7 @@ def export(name, fn, args, in_names, out_names):
 
 
 def entry(file, description, expected, gate_order, inputs, outputs):
+    # The scan fixtures' time loop; the unrolled ones override it.
     return {
         "file": file, "generator": GENERATOR, "exporter": EXPORTER, "opset": OPSET,
         "description": description, "inputs": inputs, "outputs": outputs,
@@ -151,7 +152,175 @@ def jax_rnn_scan():
                  RNN_ORDER, {"x": [T, B, I], "h0": [B, H]}, {"ys": [T, B, H], "h_T": [B, H]})
 
 
-FIXTURES = [jax_lstm_scan, jax_gru_scan, jax_rnn_scan]
+# ---------------------------------------------------------------------------
+# Unrolled loops: a Python for over the time steps, each step its own nodes.
+# jax2onnx writes x[:, t] as a Slice over every axis (starts [0, t, 0], ends
+# [B, t + 1, I]) + Squeeze, and lax.dynamic_index_in_dim as a Slice whose
+# starts are computed (Where(t < 0, t + T, t) over constants).
+
+XB = w(B, T, I)  # batch-major input of the unrolled fixtures
+H2 = 9           # the second layer's width in the GRU -> LSTM chain
+
+
+def _flax_cell(kind):
+    from flax import nnx
+    rngs = nnx.Rngs(SEED)
+    return {"lstm": lambda: nnx.LSTMCell(I, H, rngs=rngs),
+            "optlstm": lambda: nnx.OptimizedLSTMCell(I, H, rngs=rngs),
+            "gru": lambda: nnx.GRUCell(I, H, rngs=rngs),
+            "simple": lambda: nnx.SimpleCell(I, H, rngs=rngs)}[kind]()
+
+
+def _flax_unrolled(cell):
+    """An nnx.Module (what users hand to jax2onnx): y[B,T,H] = the cell run over
+    x[:, t] from flax's zero carry."""
+    from flax import nnx
+
+    class Unrolled(nnx.Module):
+        def __init__(self, cell):
+            self.cell = cell
+
+        def __call__(self, x):
+            carry, ys = None, []
+            for t in range(T):
+                xt = x[:, t]
+                if carry is None:
+                    carry = self.cell.initialize_carry(xt.shape, rngs=nnx.Rngs(SEED))
+                carry, y = self.cell(carry, xt)
+                ys.append(y)
+            return jnp.stack(ys, axis=1)
+    return Unrolled(cell)
+
+
+FLAX_NOTE = ("flax.nnx %s over a batch-major x[B,T,I], a Python for over t (unrolled), x[:, t] "
+             "exported as a Slice over every axis + Squeeze; zero initial carry "
+             "(initialize_carry); y = stack(h, axis=1).")
+
+
+def _flax_fixture(name, kind, cls, cells, layer_kind, gate_order, **extra):
+    f = export(name, _flax_unrolled(_flax_cell(kind)), [XB], ["x"], ["y"])
+    e = entry(f, FLAX_NOTE % cls,
+              expect(cells, [layer(layer_kind, T, H, I, batch=B, time_major=False,
+                                   initial_state="zeros", step_extraction="Slice (all axes) + Squeeze",
+                                   **extra)]),
+              gate_order, {"x": [B, T, I]}, {"y": [B, T, H]})
+    e["time_loop"] = "unrolled (Python for)"
+    return e
+
+
+def jax_flax_lstm_unroll():
+    return _flax_fixture("jax_flax_lstm_unroll", "lstm", "LSTMCell (one Linear per gate)", "lstm",
+                         "lstm", "i,f,g,o (flax LSTMCell: ii/if/ig/io + hi/hf/hg/ho Linears)")
+
+
+def jax_flax_optlstm_unroll():
+    return _flax_fixture("jax_flax_optlstm_unroll", "optlstm", "OptimizedLSTMCell (fused gate kernels)",
+                         "lstm", "lstm", "i,f,g,o (flax OptimizedLSTMCell: one kernel per input, split in 4)")
+
+
+def jax_flax_gru_unroll():
+    return _flax_fixture("jax_flax_gru_unroll", "gru", "GRUCell", "gru", "gru",
+                         "r,z,n (flax GRUCell: n = tanh(W_in x + b_in + r*(W_hn h + b_hn)), "
+                         "h' = (1-z)*n + z*h)", linear_before_reset=True)
+
+
+def jax_flax_simple_unroll():
+    return _flax_fixture("jax_flax_simple_unroll", "simple", "SimpleCell (tanh)", "rnn", "rnn",
+                         RNN_ORDER, activation="tanh")
+
+
+def _lstm_step(xt, h, c, Wih=L_Wih, Whh=L_Whh, b=L_b):
+    z = xt @ Wih.T + h @ Whh.T + b
+    i, f, g, o = jnp.split(z, 4, axis=-1)
+    c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+    return jax.nn.sigmoid(o) * jnp.tanh(c), c
+
+
+def jax_dynamic_index_unroll():
+    def f(x, h0, c0):
+        h, c, ys = h0, c0, []
+        for t in range(T):
+            h, c = _lstm_step(lax.dynamic_index_in_dim(x, t, axis=1, keepdims=False), h, c)
+            ys.append(h)
+        return jnp.stack(ys, 1), h, c
+    name = "jax_dynamic_index_unroll"
+    fl = export(name, f, [XB, H0, C0], ["x", "h0", "c0"], ["y", "h_T", "c_T"])
+    e = entry(fl, "LSTM step (PyTorch gate order) unrolled over a batch-major x, the step input "
+              "lax.dynamic_index_in_dim(x, t, axis=1): jax2onnx computes the Slice's starts as "
+              "Where(t < 0, t + T, t) over constants; h0/c0 are graph inputs.",
+              expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="inputs",
+                                    step_extraction="Slice with computed starts + Squeeze")]),
+              LSTM_ORDER, {"x": [B, T, I], "h0": [B, H], "c0": [B, H]},
+              {"y": [B, T, H], "h_T": [B, H], "c_T": [B, H]})
+    e["time_loop"] = "unrolled (Python for)"
+    return e
+
+
+R_L_Wih, R_L_Whh, R_L_b = w(4 * H, I), w(4 * H, H), w(4 * H)
+
+
+def jax_bidir_unroll():
+    def f(x, h0, c0):
+        h, c, yf = h0, c0, []
+        for t in range(T):
+            h, c = _lstm_step(x[:, t], h, c)
+            yf.append(h)
+        h, c, yb = h0, c0, [None] * T
+        for t in reversed(range(T)):
+            h, c = _lstm_step(x[:, t], h, c, R_L_Wih, R_L_Whh, R_L_b)
+            yb[t] = h
+        return jnp.concatenate([jnp.stack(yf, 1), jnp.stack(yb, 1)], -1)
+    name = "jax_bidir_unroll"
+    fl = export(name, f, [XB, H0, C0], ["x", "h0", "c0"], ["y"])
+    lay = dict(batch=B, time_major=False, initial_state="inputs",
+               step_extraction="Slice (all axes) + Squeeze")
+    e = entry(fl, "A bidirectional LSTM written as two unrolled loops over a batch-major x (forward, "
+              "then t = T-1 .. 0 with its own weights), both from h0/c0; y = concat of both "
+              "directions' h sequences on the feature axis.",
+              expect("lstm", [layer("lstm", T, H, I, direction="bidirectional", **lay)]),
+              LSTM_ORDER, {"x": [B, T, I], "h0": [B, H], "c0": [B, H]}, {"y": [B, T, 2 * H]})
+    e["time_loop"] = "unrolled (Python for), one loop per direction"
+    return e
+
+
+C_G_Wih, C_G_Whh, C_G_b = w(I, 3 * H), w(H, 3 * H), w(3 * H)
+C_L_Wih, C_L_Whh, C_L_b = w(H, 4 * H2), w(H2, 4 * H2), w(4 * H2)
+
+
+def jax_gru_into_lstm_unroll():
+    def gru_step(xt, h):
+        ir, iz, inn = jnp.split(xt @ C_G_Wih, 3, -1)
+        hr, hz, hn = jnp.split(h @ C_G_Whh + C_G_b, 3, -1)
+        r, z = jax.nn.sigmoid(ir + hr), jax.nn.sigmoid(iz + hz)
+        n = jnp.tanh(inn + r * hn)
+        return (1 - z) * n + z * h
+
+    def f(x, h0):
+        h, ys = h0, []
+        for t in range(T):
+            h = gru_step(x[:, t], h)
+            ys.append(h)
+        h2, c2, zs = jnp.zeros((B, H2)), jnp.zeros((B, H2)), []
+        for t in range(T):
+            h2, c2 = _lstm_step(ys[t], h2, c2, C_L_Wih.T, C_L_Whh.T, C_L_b)
+            zs.append(h2)
+        return jnp.stack(zs, 1)
+    name = "jax_gru_into_lstm_unroll"
+    fl = export(name, f, [XB, H0], ["x", "h0"], ["y"])
+    e = entry(fl, "Two chained unrolled loops of different kinds and widths: a GRU (H 6, h0 input) "
+              "over x[:, t], then an LSTM (H 9, zero state) over the GRU's per-step h.",
+              expect("mixed", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="inputs",
+                                     linear_before_reset=True),
+                               layer("lstm", T, H2, H, batch=B, time_major=False, initial_state="zeros",
+                                     input_from="layer 0 y")]),
+              "GRU r,z,n; LSTM i,f,g,o", {"x": [B, T, I], "h0": [B, H]}, {"y": [B, T, H2]})
+    e["time_loop"] = "unrolled (Python for), one loop per layer"
+    return e
+
+
+FIXTURES = [jax_lstm_scan, jax_gru_scan, jax_rnn_scan,
+            jax_flax_lstm_unroll, jax_flax_optlstm_unroll, jax_flax_gru_unroll, jax_flax_simple_unroll,
+            jax_dynamic_index_unroll, jax_bidir_unroll, jax_gru_into_lstm_unroll]
 
 if __name__ == "__main__":
     names = set(sys.argv[1:])

@@ -276,6 +276,79 @@ def keras3_lstm_stacked_unroll():
         KERAS_LSTM_ORDER)
 
 
+def keras3_bidir_lstm_unroll():
+    f = _keras_convert("keras3_bidir_lstm_unroll",
+                       lambda: [keras.layers.Bidirectional(
+                           keras.layers.LSTM(H, unroll=True, return_sequences=True))], I)
+    return entry(
+        f,
+        "Keras 3 Bidirectional(LSTM(6, unroll=True, return_sequences=True)): the backward layer runs "
+        "over the reversed step list and its outputs are reversed back; both directions' h sequences "
+        "concatenated on the feature axis; zero initial states.",
+        expect("lstm", [layer("lstm", T, H, I, direction="bidirectional", batch=B, time_major=False,
+                              initial_state="zeros", step0_recurrent_matmul_folded=True)]),
+        KERAS_LSTM_ORDER)
+
+
+def keras3_bidir_gru_unroll():
+    f = _keras_convert("keras3_bidir_gru_unroll",
+                       lambda: [keras.layers.Bidirectional(
+                           keras.layers.GRU(H, unroll=True, return_sequences=True))], I)
+    return entry(
+        f,
+        "Keras 3 Bidirectional(GRU(6, unroll=True, return_sequences=True)), reset_after=True; "
+        "zero initial states.",
+        expect("gru", [layer("gru", T, H, I, direction="bidirectional", batch=B, time_major=False,
+                             initial_state="zeros", step0_recurrent_matmul_folded=True,
+                             linear_before_reset=True)]),
+        KERAS_GRU_ORDER_AFTER)
+
+
+def keras3_gru_resetbefore_loop():
+    f = _keras_convert("keras3_gru_resetbefore_loop",
+                       lambda: [keras.layers.GRU(H, reset_after=False, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 GRU(6, reset_after=False, unroll=False): tf2onnx keeps an ONNX Loop whose weights "
+        "are loop-carried values the body hands back unchanged; the body slices the recurrent kernel "
+        "at every step (h @ U[:, :2H] for z and r, (r*h) @ U[:, 2H:] for the candidate).",
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             linear_before_reset=False)]),
+        "z,r,h (Keras GRU, reset_after=False: r applied to h before its matmul)",
+        time_loop="ONNX Loop (weights loop-carried, passed through unchanged): lstm-opt unrolls it, "
+                  "the per-step Slices of the kernel become one initializer each")
+
+
+def keras3_lstm_hardsigmoid_loop():
+    f = _keras_convert("keras3_lstm_hardsigmoid_loop",
+                       lambda: [keras.layers.LSTM(H, recurrent_activation="hard_sigmoid",
+                                                  return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 LSTM(6, recurrent_activation='hard_sigmoid', unroll=False): Keras 3's hard_sigmoid "
+        "is relu6(x + 3) / 6, exported as Mul(Clip(x + 3, 0, 6), 1/6), i.e. HardSigmoid(alpha=1/6, "
+        "beta=0.5); tf2onnx keeps an ONNX Loop (its LSTM rewriter wants sigmoid).",
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                              activations=["HardSigmoid", "Tanh", "Tanh"])]),
+        KERAS_LSTM_ORDER,
+        time_loop="ONNX Loop (body: one LSTM step): lstm-opt unrolls it")
+
+
+def keras3_gru_into_lstm_unroll():
+    f = _keras_convert("keras3_gru_into_lstm_unroll",
+                       lambda: [keras.layers.GRU(H, unroll=True, return_sequences=True),
+                                keras.layers.LSTM(9, unroll=True, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 GRU(6, unroll=True) then LSTM(9, unroll=True), both return_sequences: layers of "
+        "different kinds and widths, the LSTM's steps read the GRU's per-step h.",
+        expect("mixed", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                               step0_recurrent_matmul_folded=True, linear_before_reset=True),
+                         layer("lstm", T, 9, H, batch=B, time_major=False, initial_state="zeros",
+                               step0_recurrent_matmul_folded=True, input_from="layer 0 y")]),
+        "GRU " + KERAS_GRU_ORDER_AFTER + "; LSTM " + KERAS_LSTM_ORDER)
+
+
 FIXTURES = [
     keras3_lstm_unroll,
     keras3_gru_unroll,
@@ -283,6 +356,11 @@ FIXTURES = [
     keras3_lstm_loop,
     keras3_gru_loop,
     keras3_lstm_stacked_unroll,
+    keras3_bidir_lstm_unroll,
+    keras3_bidir_gru_unroll,
+    keras3_gru_resetbefore_loop,
+    keras3_lstm_hardsigmoid_loop,
+    keras3_gru_into_lstm_unroll,
 ]
 
 

@@ -404,6 +404,84 @@ def torch2_grucell_dynamo():
         TORCH_GRU_ORDER)
 
 
+class GRUIntoLSTMLoops(nn.Module):
+    """nn.GRUCell loop over x[t], then an nn.LSTMCell loop of another width over the GRU's h."""
+
+    def __init__(self, I, H, H2):
+        super().__init__()
+        self.gru, self.lstm, self.H2 = nn.GRUCell(I, H), nn.LSTMCell(H, H2), H2
+
+    def forward(self, x, h0):
+        h, ys = h0, []
+        for t in range(x.shape[0]):
+            h = self.gru(x[t], h)
+            ys.append(h)
+        h2 = torch.zeros(x.shape[1], self.H2)
+        c2 = torch.zeros(x.shape[1], self.H2)
+        zs = []
+        for t in range(x.shape[0]):
+            h2, c2 = self.lstm(ys[t], (h2, c2))
+            zs.append(h2)
+        return torch.stack(zs)
+
+
+def torch2_gru_into_lstm_dynamo():
+    T, B, I, H, H2 = 5, 2, 4, 6, 9
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H))
+    f, got, note = export_dynamo("torch2_gru_into_lstm_dynamo", GRUIntoLSTMLoops(I, H, H2), args,
+                                 ["x", "h0"], ["y"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "Chained layers of different kinds and widths: an nn.GRUCell loop (H 6, h0 input) over x[t], "
+        "then an nn.LSTMCell loop (H 9, zero state) over the GRU's per-step h; dynamo exporter (%s)."
+        % note,
+        {"x": [T, B, I], "h0": [B, H]},
+        {"y": [T, B, H2]},
+        expect("mixed", [layer("gru", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                               linear_before_reset=True, step_extraction="Gather axis 0"),
+                         layer("lstm", T, H2, H, batch=B, time_major=True, initial_state="zeros",
+                               input_from="layer 0 y")]),
+        TORCH_GRU_ORDER + "; " + TORCH_LSTM_ORDER)
+
+
+class BiLSTMCellLoops(nn.Module):
+    """Two nn.LSTMCell loops over x[t], t = 0..T-1 and T-1..0, from zero states; y = cat of both."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.fwd, self.bwd, self.H = nn.LSTMCell(I, H), nn.LSTMCell(I, H), H
+
+    def forward(self, x):
+        z = torch.zeros(x.shape[1], self.H)
+        h, c, yf = z, z, []
+        for t in range(x.shape[0]):
+            h, c = self.fwd(x[t], (h, c))
+            yf.append(h)
+        h, c, yb = z, z, []
+        for t in reversed(range(x.shape[0])):
+            h, c = self.bwd(x[t], (h, c))
+            yb.insert(0, h)
+        return torch.cat([torch.stack(yf), torch.stack(yb)], -1)
+
+
+def torch2_bilstmcell_dynamo():
+    T, B, I, H = 5, 2, 4, 6
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I),)
+    f, got, note = export_dynamo("torch2_bilstmcell_dynamo", BiLSTMCellLoops(I, H), args, ["x"], ["y"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "A bidirectional LSTM written by hand: two nn.LSTMCell loops over x[t] (forward, then "
+        "t = T-1..0), zero states; y = cat of both h sequences on the feature axis; dynamo exporter (%s)."
+        % note,
+        {"x": [T, B, I]},
+        {"y": [T, B, 2 * H]},
+        expect("lstm", [layer("lstm", T, H, I, direction="bidirectional", batch=B, time_major=True,
+                              initial_state="zeros", step_extraction="Gather axis 0")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -413,6 +491,8 @@ FIXTURES = [
     torch2_lstmcell_batchfirst_op20,
     torch2_lstmcell_dynamo,
     torch2_grucell_dynamo,
+    torch2_gru_into_lstm_dynamo,
+    torch2_bilstmcell_dynamo,
 ]
 
 

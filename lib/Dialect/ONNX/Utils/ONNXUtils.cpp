@@ -483,6 +483,15 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
         return std::optional<int64_t>();
       return std::optional<int64_t>(x / y);
     });
+  if (auto neg = dyn_cast<NegOp>(op)) {
+    auto x = elemInt(op) ? eval(neg.getX())
+                         : std::optional<SmallVector<int64_t>>();
+    if (!x || llvm::is_contained(*x, std::numeric_limits<int64_t>::min()))
+      return std::nullopt;
+    for (int64_t &e : *x)
+      e = -e;
+    return x;
+  }
   if (auto c = dyn_cast<ConcatOp>(op)) {
     // Flattened values concatenate exactly only along the first axis.
     if (c.getAxis() != 0)
@@ -515,6 +524,8 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
                 .Case("GreaterOrEqual", [](int64_t x, int64_t y) { return std::optional<int64_t>(x >= y); })
                 .Case("And", [](int64_t x, int64_t y) { return std::optional<int64_t>(x && y); })
                 .Case("Or", [](int64_t x, int64_t y) { return std::optional<int64_t>(x || y); })
+                .Case("Min", [](int64_t x, int64_t y) { return std::optional<int64_t>(std::min(x, y)); })
+                .Case("Max", [](int64_t x, int64_t y) { return std::optional<int64_t>(std::max(x, y)); })
                 .Default(nullptr);
     auto intOperands = [&] {
       return llvm::all_of(ins, [](Value v) {
@@ -526,7 +537,8 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
       return binary(ins[0], ins[1], fn);
     // A loop condition written in floats (tf2onnx casts TF's counters):
     // compared exactly when both sides are integers that f32 holds exactly.
-    if (fn && ins.size() == 2 && type != "And" && type != "Or") {
+    if (fn && ins.size() == 2 && type != "And" && type != "Or" &&
+        type != "Min" && type != "Max") {
       auto x = integralFloat(ins[0], depth + 1);
       auto y = integralFloat(ins[1], depth + 1);
       if (!x || !y || (x->size() != y->size() && x->size() != 1 && y->size() != 1))
@@ -536,6 +548,59 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
       for (size_t i = 0; i < n; ++i)
         out.push_back(*fn((*x)[x->size() == 1 ? 0 : i], (*y)[y->size() == 1 ? 0 : i]));
       return out;
+    }
+    // Where(cond, x, y) over integers: jax2onnx clamps a dynamic index with
+    // Where(i < 0, i + n, i), the index itself a constant.
+    if (type == "Where" && ins.size() == 3 && intOperands()) {
+      auto c = eval(ins[0]), x = eval(ins[1]), y = eval(ins[2]);
+      if (!c || !x || !y)
+        return std::nullopt;
+      size_t n = std::max({c->size(), x->size(), y->size()});
+      for (auto *v : {&*c, &*x, &*y})
+        if (v->size() != n && v->size() != 1)
+          return std::nullopt;
+      auto at = [](const SmallVector<int64_t> &v, size_t i) {
+        return v[v.size() == 1 ? 0 : i];
+      };
+      SmallVector<int64_t> out;
+      for (size_t i = 0; i < n; ++i)
+        out.push_back(at(*c, i) ? at(*x, i) : at(*y, i));
+      return out;
+    }
+    // A reduction of all of an integer value to one number (PyTorch's
+    // numel: ReduceProd(Shape(x))), the axes absent.
+    if ((type == "ReduceProd" || type == "ReduceSum" || type == "ReduceMin" ||
+         type == "ReduceMax") &&
+        ins.size() == 1 && intOperands()) {
+      auto x = eval(ins[0]);
+      if (!x || x->empty())
+        return std::nullopt;
+      if (auto attrs = node.getAttrs())
+        if (attrs->get("axes") || attrs->get("noop_with_empty_axes"))
+          return std::nullopt;
+      int64_t acc = type == "ReduceSum" ? 0 : type == "ReduceProd" ? 1 : (*x)[0];
+      for (int64_t e : *x) {
+        if (type == "ReduceProd") {
+          auto p = checkedMul(acc, e);
+          if (!p)
+            return std::nullopt;
+          acc = *p;
+        } else if (type == "ReduceSum") {
+          if (llvm::AddOverflow(acc, e, acc))
+            return std::nullopt;
+        } else {
+          acc = type == "ReduceMin" ? std::min(acc, e) : std::max(acc, e);
+        }
+      }
+      return SmallVector<int64_t>{acc};
+    }
+    if (type == "Abs" && ins.size() == 1 && intOperands()) {
+      auto x = eval(ins[0]);
+      if (!x || llvm::is_contained(*x, std::numeric_limits<int64_t>::min()))
+        return std::nullopt;
+      for (int64_t &e : *x)
+        e = e < 0 ? -e : e;
+      return x;
     }
     if (type == "Size" && ins.size() == 1) {
       auto t = dyn_cast<RankedTensorType>(ins[0].getType());

@@ -14,6 +14,8 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace lstm_opt::rnn {
 #define GEN_PASS_DEF_RNNPAIRBIDIRECTIONALPASS
@@ -32,6 +34,27 @@ bool sameConfig(rnn::SequenceOp a, rnn::SequenceOp b) {
          (bool)a.getPeephole() == (bool)b.getPeephole() &&
          a->getAttr(rnn::kPrecisionAttr) == b->getAttr(rnn::kPrecisionAttr) &&
          a.getY().getType() == b.getY().getType();
+}
+
+/// The two layers read the same values: one value, or two results of
+/// equal side-effect-free ops on the same operands (each direction's
+/// own Transpose of x, as the roller builds it for a batch-major input).
+bool sameInput(Value a, Value b, int depth = 0) {
+  if (a == b)
+    return true;
+  Operation *da = a.getDefiningOp(), *db = b.getDefiningOp();
+  if (!da || !db || depth > 4 || da->getNumRegions() || db->getNumRegions() ||
+      !isMemoryEffectFree(da) || !isMemoryEffectFree(db) ||
+      cast<OpResult>(a).getResultNumber() !=
+          cast<OpResult>(b).getResultNumber() ||
+      da->getNumOperands() != db->getNumOperands())
+    return false;
+  for (auto [x, y] : llvm::zip(da->getOperands(), db->getOperands()))
+    if (!sameInput(x, y, depth + 1))
+      return false;
+  return OperationEquivalence::isEquivalentTo(
+      da, db, OperationEquivalence::ignoreValueEquivalence, nullptr,
+      OperationEquivalence::IgnoreLocations);
 }
 
 struct PairBidirectional
@@ -53,7 +76,8 @@ struct PairBidirectional
     DenseSet<Operation *> used;
     for (rnn::SequenceOp f : fwd)
       for (rnn::SequenceOp r : rev) {
-        if (used.contains(r) || f.getX() != r.getX() || !sameConfig(f, r))
+        if (used.contains(r) || !sameInput(f.getX(), r.getX()) ||
+            !sameConfig(f, r))
           continue;
         if (failed(pair(f, r, consts)))
           continue;

@@ -29,6 +29,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "mlir/IR/OperationSupport.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -505,6 +506,9 @@ private:
   /// After recognition: a remark on every recurrence left in the graph
   /// (never silent), see the definition.
   void remarkUnfusedRecurrences();
+  /// Gate matmul weights computed from constants by data movement become
+  /// initializers, see the definition.
+  void materializeComputedWeights();
   /// LinearAnalyzer::quantized: quantize_dynamic's MatMuls.
   int matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
                             std::string &why);
@@ -2046,6 +2050,72 @@ void CellRecognizer::remarkUnfusedRecurrences() {
   }
 }
 
+/// A weight that data movement computes from a constant: tf2onnx's Keras
+/// Loop bodies slice the loop-carried kernel at every step
+/// (MatMul(h, Slice(W_carried))); unrolled, every step computes the same
+/// Slice of the same initializer. Each distinct one becomes one initializer
+/// (ops equal up to location, over the same operands, share it), so that the
+/// gate matmuls read constants. Weights past kMaxFoldedWeight elements stay.
+void CellRecognizer::materializeComputedWeights() {
+  constexpr int64_t kMaxFoldedWeight = int64_t(1) << 26;
+  struct Made {
+    Operation *op;
+    unsigned result;
+    Value value;
+  };
+  DenseMap<unsigned, SmallVector<Made, 1>> made;
+  auto hashOf = [](Operation *op) {
+    return (unsigned)OperationEquivalence::computeHash(
+        op, OperationEquivalence::directHashValue,
+        OperationEquivalence::ignoreHashValue,
+        OperationEquivalence::IgnoreLocations);
+  };
+  SmallVector<Operation *> products;
+  llvm::SetVector<Operation *> replaced;
+  func.walk([&](Operation *op) {
+    if (isa<od::MatMulOp, od::GemmOp>(op))
+      products.push_back(op);
+  });
+  for (Operation *op : products) {
+    Value w = op->getOperand(1);
+    auto t = dyn_cast<RankedTensorType>(w.getType());
+    Operation *def = w.getDefiningOp();
+    if (!t || !t.getElementType().isF32() || !t.hasStaticShape() ||
+        t.getNumElements() > kMaxFoldedWeight || !def ||
+        od::getConstantAttr(w) ||
+        !isa<od::SliceOp, od::SplitOp, od::ConcatOp, od::SqueezeOp,
+             od::UnsqueezeOp, od::ReshapeOp, od::TransposeOp>(def))
+      continue;
+    unsigned k = cast<OpResult>(w).getResultNumber();
+    auto &bucket = made[hashOf(def)];
+    Value c;
+    for (const Made &m : bucket)
+      if (m.result == k &&
+          OperationEquivalence::isEquivalentTo(
+              def, m.op, OperationEquivalence::exactValueMatch, nullptr,
+              OperationEquivalence::IgnoreLocations)) {
+        c = m.value;
+        break;
+      }
+    if (!c) {
+      auto folded = od::foldConstantF32(w, kMaxFoldedWeight);
+      if (!folded)
+        continue;
+      c = consts->getF32(def->getLoc(), "folded_weight", folded->shape,
+                         folded->values);
+      bucket.push_back({def, k, c});
+    }
+    op->setOperand(1, c);
+    replaced.insert(def);
+  }
+  // The data movement now unused goes (each memo key stays until here).
+  SmallVector<Operation *> dead(replaced.begin(), replaced.end());
+  od::eraseDeadOps(dead, [&](Operation *op) {
+    erasedOps.insert(op);
+    consts->forget(op);
+  });
+}
+
 void CellRecognizer::run() {
   // Initializers the graph uses now; those the fused cells leave unused
   // (weights, Split sizes, Gather indices read only inside the steps, also
@@ -2071,6 +2141,7 @@ void CellRecognizer::run() {
       consts->forget(op);
     });
   }
+  materializeComputedWeights();
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {
     auto node = dyn_cast<od::NodeOp>(op);

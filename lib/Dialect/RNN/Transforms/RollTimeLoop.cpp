@@ -48,6 +48,70 @@ std::optional<int64_t> single(std::optional<SmallVector<int64_t>> v) {
   return (*v)[0];
 }
 
+/// The step a Slice keeps of `axis` when it keeps one step of that axis and
+/// every other axis it names whole. jax2onnx writes x[:, t] as a Slice over
+/// all axes (starts [0, t, 0], ends [B, t + 1, I]); PyTorch and tf2onnx name
+/// one axis. A negative start counts from the end; an end past the dimension
+/// is clamped, as ONNX clamps it.
+std::optional<int64_t> oneStepOfSlice(od::SliceOp sl, int64_t axis) {
+  if (sl.getStartsAttr())
+    return std::nullopt; // opset 1's attribute form: not written by exporters
+  auto t = dyn_cast<RankedTensorType>(sl.getData().getType());
+  auto starts = od::getConstantInts(sl.getStarts());
+  auto ends = od::getConstantInts(sl.getEnds());
+  if (!t || !starts || !ends || starts->size() != ends->size() ||
+      axis < 0 || axis >= t.getRank())
+    return std::nullopt;
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> axes;
+  if (isa<NoneType>(sl.getAxes().getType())) {
+    for (int64_t i = 0, e = starts->size(); i < e; ++i)
+      axes.push_back(i);
+  } else if (auto a = od::getConstantInts(sl.getAxes())) {
+    axes = *a;
+  } else {
+    return std::nullopt;
+  }
+  if (axes.size() != starts->size())
+    return std::nullopt;
+  if (!isa<NoneType>(sl.getSteps().getType())) {
+    auto steps = od::getConstantInts(sl.getSteps());
+    if (!steps || steps->size() != starts->size() ||
+        llvm::any_of(*steps, [](int64_t st) { return st != 1; }))
+      return std::nullopt;
+  }
+  std::optional<int64_t> picked;
+  SmallVector<bool> seen(rank, false);
+  for (auto [a, st, en] : llvm::zip(axes, *starts, *ends)) {
+    if (a < 0)
+      a += rank;
+    if (a < 0 || a >= rank || seen[a])
+      return std::nullopt;
+    seen[a] = true;
+    bool known = !t.isDynamicDim(a);
+    int64_t dim = t.getDimSize(a);
+    if (a != axis) {
+      // Every other axis whole: from 0 (or -dim) to its end or past it.
+      bool fromStart = st == 0 || (known && st == -dim);
+      bool toEnd = en == std::numeric_limits<int64_t>::max() ||
+                   (known && en >= dim);
+      if (!fromStart || !toEnd)
+        return std::nullopt;
+      continue;
+    }
+    // One step: [st, st + 1), st counted from the end when negative.
+    if (st >= 0 && en == st + 1)
+      picked = st;
+    else if (st < 0 && known && st + dim >= 0 &&
+             (en == st + 1 ||
+              (st == -1 && en == std::numeric_limits<int64_t>::max())))
+      picked = st + dim;
+    else
+      return std::nullopt;
+  }
+  return picked;
+}
+
 std::optional<StepSlice> getStepSlice(Value v) {
   StepSlice s;
   v = od::skipIdentities(v);
@@ -96,26 +160,17 @@ std::optional<StepSlice> getStepSlice(Value v) {
     };
     s.ops.push_back(def);
     if (auto sl = in.getDefiningOp<od::SliceOp>()) {
-      if (sl.getStartsAttr())
-        return std::nullopt;
-      auto st = single(od::getConstantInts(sl.getStarts()));
-      auto en = single(od::getConstantInts(sl.getEnds()));
-      std::optional<int64_t> ax = 0;
-      if (!isa<NoneType>(sl.getAxes().getType()))
-        ax = single(od::getConstantInts(sl.getAxes()));
-      if (!isa<NoneType>(sl.getSteps().getType()) &&
-          single(od::getConstantInts(sl.getSteps())) != 1)
-        return std::nullopt;
-      if (!st || !en || !ax)
-        return std::nullopt;
-      if (*ax < 0)
-        *ax += rank;
       if (reshape) {
-        if (!dropsOnly(*ax))
+        // The Reshape drops one unit axis: the one the Slice cut to a step
+        // (with several unit axes, the first that is a step of the Slice).
+        for (int64_t ax = 0; ax < 3 && !axis; ++ax)
+          if (dropsOnly(ax) && oneStepOfSlice(sl, ax))
+            axis = ax;
+        if (!axis)
           return std::nullopt;
-        axis = *ax;
       }
-      if (*ax != *axis || *en != *st + 1 || *st < 0)
+      auto st = oneStepOfSlice(sl, *axis);
+      if (!st)
         return std::nullopt;
       s.seq = sl.getData();
       s.axis = *axis;

@@ -6,6 +6,8 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include <cfloat>
+#include <cmath>
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -67,11 +69,8 @@ static std::optional<float> scalarConstant(Value v) {
   return t->values[0];
 }
 
-static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
-  // Clip(alpha * x + beta, 0, 1), the operands of the Add and the Mul in
-  // either order: ONNX's HardSigmoid, exactly (Keras' and TF's
-  // hard_sigmoid, exported op by op).
-  // A bound: the input (opset 11+), else the attribute (opset 6).
+/// Clip's bounds: inputs (opset 11+) or attributes (opset 6).
+static std::optional<std::pair<float, float>> clipBounds(od::ClipOp clip) {
   auto bound = [](Value v, std::optional<APFloat> attr) -> std::optional<float> {
     if (v && !isa<NoneType>(v.getType()))
       return scalarConstant(v);
@@ -81,26 +80,77 @@ static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
   };
   std::optional<float> lo = bound(clip.getMin(), clip.getMinAttr());
   std::optional<float> hi = bound(clip.getMax(), clip.getMaxAttr());
-  if (!lo || !hi || *lo != 0.f || *hi != 1.f)
+  if (!lo || !hi)
+    return std::nullopt;
+  return std::make_pair(*lo, *hi);
+}
+
+/// (term, constant) of a commutative binary op with one scalar constant.
+static std::optional<std::pair<Value, float>> splitScalar(Value a, Value b) {
+  if (auto c = scalarConstant(b))
+    return std::make_pair(a, *c);
+  if (auto c = scalarConstant(a))
+    return std::make_pair(b, *c);
+  return std::nullopt;
+}
+
+/// Keras 3's hard_sigmoid, relu6(x + 3) / 6, exported op by op:
+/// Mul(Clip(x + beta', 0, u), s) or Div(Clip(x + beta', 0, u), 1 / s) with
+/// u * s = 1 is HardSigmoid(alpha = s, beta = beta' * s), equal in real
+/// arithmetic and to a rounding of the f32 operations (a few ulp of a value
+/// in [0, 1]).
+static std::optional<Activation> getScaledClipHardSigmoid(Operation *def) {
+  std::optional<std::pair<Value, float>> scaled;
+  if (auto mul = dyn_cast<od::MulOp>(def)) {
+    scaled = splitScalar(mul.getA(), mul.getB());
+  } else if (auto div = dyn_cast<od::DivOp>(def)) {
+    auto d = scalarConstant(div.getB());
+    if (d && std::isfinite(*d) && *d != 0.f)
+      scaled = std::make_pair(div.getA(), 1.f / *d);
+  }
+  if (!scaled || !(scaled->second > 0.f) || !std::isfinite(scaled->second))
+    return std::nullopt;
+  auto clip = od::skipIdentities(scaled->first).getDefiningOp<od::ClipOp>();
+  if (!clip)
+    return std::nullopt;
+  auto bounds = clipBounds(clip);
+  float s = scaled->second;
+  if (!bounds || bounds->first != 0.f || !(bounds->second > 0.f) ||
+      std::fabs(bounds->second * s - 1.f) > 4 * FLT_EPSILON)
     return std::nullopt;
   auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
   if (!add)
     return std::nullopt;
-  // (term, constant) of a commutative binary op with one scalar constant.
-  auto split = [](Value a, Value b) -> std::optional<std::pair<Value, float>> {
-    if (auto c = scalarConstant(b))
-      return std::make_pair(a, *c);
-    if (auto c = scalarConstant(a))
-      return std::make_pair(b, *c);
+  auto sum = splitScalar(add.getA(), add.getB());
+  if (!sum)
     return std::nullopt;
-  };
-  auto sum = split(add.getA(), add.getB());
+  Activation a;
+  a.op = def;
+  a.name = "HardSigmoid";
+  a.input = sum->first;
+  a.alpha = s;
+  a.beta = sum->second * s;
+  a.hasParams = true;
+  return a;
+}
+
+static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
+  // Clip(alpha * x + beta, 0, 1), the operands of the Add and the Mul in
+  // either order: ONNX's HardSigmoid, exactly (Keras' and TF's
+  // hard_sigmoid, exported op by op).
+  auto bounds = clipBounds(clip);
+  if (!bounds || bounds->first != 0.f || bounds->second != 1.f)
+    return std::nullopt;
+  auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
+  if (!add)
+    return std::nullopt;
+  auto sum = splitScalar(add.getA(), add.getB());
   if (!sum)
     return std::nullopt;
   auto mul = od::skipIdentities(sum->first).getDefiningOp<od::MulOp>();
   if (!mul)
     return std::nullopt;
-  auto prod = split(mul.getA(), mul.getB());
+  auto prod = splitScalar(mul.getA(), mul.getB());
   if (!prod)
     return std::nullopt;
   Activation a;
@@ -136,6 +186,8 @@ std::optional<Activation> getActivation(Value v) {
     a.hasParams = true;
   } else if (auto clip = dyn_cast<od::ClipOp>(def)) {
     return getWrittenOutHardSigmoid(clip);
+  } else if (isa<od::MulOp, od::DivOp>(def)) {
+    return getScaledClipHardSigmoid(def);
   } else if (auto node = dyn_cast<od::NodeOp>(def)) {
     // The other functions ONNX's LSTM/GRU/RNN take, as nodes of the default
     // domain, with the node's alpha (its default where absent).
