@@ -340,6 +340,12 @@ private:
   /// ScatterND (reduction none/add/mul/max/min): data with each index
   /// tuple's slice replaced (or combined) by its update, in order.
   FailureOr<Results> lowerScatterND(onnx::NodeOp op);
+  /// ScatterElements (and opset 9's Scatter; reduction none/add/mul/max/
+  /// min): data with updates[i] at i with the axis coordinate replaced by
+  /// indices[i].
+  FailureOr<Results> lowerScatterElements(onnx::NodeOp op);
+  /// Dropout at inference: its input, and a mask of all true.
+  FailureOr<Results> lowerDropout(onnx::NodeOp op);
   /// Einsum with an explicit or implicit output (no ellipsis): one
   /// linalg.generic, the letters not in the output as reductions.
   FailureOr<Results> lowerEinsum(onnx::NodeOp op);
@@ -1522,9 +1528,11 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
     return arity(n == 1);
   if (type == "Range")
     return arity(n == 3);
+  if (type == "Dropout") // inference: the identity (training_mode false)
+    return arity(n >= 1 && n <= 3);
   if (type == "GatherElements")
     return arity(n == 2);
-  if (type == "ScatterND")
+  if (type == "ScatterND" || type == "ScatterElements" || type == "Scatter")
     return arity(n == 3);
   if (type == "Einsum")
     return arity(n >= 1);
@@ -1547,10 +1555,13 @@ static bool isLoweredGenericType(StringRef type, size_t n, bool anyArity) {
 bool isSupportedGenericNode(onnx::NodeOp node) {
   if (!node.getDomain().empty() && node.getDomain() != "ai.onnx")
     return false;
+  StringRef type = node.getOpType();
+  unsigned results = node.getNumResults();
   if (!node.getGraphs().empty() ||
-      node.getNumResults() != (node.getOpType() == "TopK"                    ? 2u
-                               : node.getOpType() == "DynamicQuantizeLinear" ? 3u
-                                                                             : 1u))
+      !(type == "Dropout" ? results == 1 || results == 2 // Y [, mask]
+                          : results == (type == "TopK"                    ? 2u
+                                        : type == "DynamicQuantizeLinear" ? 3u
+                                                                          : 1u)))
     return false;
   return isLoweredGenericType(node.getOpType(), node.getInputs().size(),
                               /*anyArity=*/false);
@@ -3046,6 +3057,113 @@ FailureOr<Results> FunctionLowering::lowerRange(onnx::NodeOp op) {
                      .getResult()};
 }
 
+FailureOr<Results> FunctionLowering::lowerDropout(onnx::NodeOp op) {
+  auto ins = op.getInputs();
+  // training_mode (opset 12+, input 2) must be absent or a constant false:
+  // a model run for inference never drops.
+  if (ins.size() == 3 && !isa<NoneType>(ins[2].getType())) {
+    auto mode = onnx::getConstantInts(ins[2]);
+    if (!mode || mode->size() != 1 || (*mode)[0] != 0)
+      return error(op) << "training_mode must be a constant false (the CPU "
+                          "backend runs inference)";
+  }
+  if (auto attrs = op.getAttrs())
+    if (auto t = attrs->getAs<IntegerAttr>("is_test"); t && t.getInt() == 0)
+      return error(op) << "is_test = 0 (training) is not supported";
+  Results out{ins[0]};
+  if (op->getNumResults() > 1) {
+    auto maskType = RankedTensorType::get(shapeOf(ins[0]), b.getI1Type());
+    out.push_back(arith::ConstantOp::create(
+                      b, op.getLoc(),
+                      DenseElementsAttr::get(maskType,
+                                             b.getIntegerAttr(maskType.getElementType(), 1)))
+                      .getResult());
+  }
+  return out;
+}
+
+/// A scatter's reduction of the current value `cur` and an update `upd`
+/// (add, mul, max or min; signed for integers).
+static Value scatterCombine(OpBuilder &b, Location loc, StringRef reduction,
+                            bool isFloat, Value cur, Value upd) {
+  if (reduction == "add")
+    return isFloat ? (Value)arith::AddFOp::create(b, loc, cur, upd)
+                   : (Value)arith::AddIOp::create(b, loc, cur, upd);
+  if (reduction == "mul")
+    return isFloat ? (Value)arith::MulFOp::create(b, loc, cur, upd)
+                   : (Value)arith::MulIOp::create(b, loc, cur, upd);
+  if (reduction == "max")
+    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, cur, upd)
+                   : (Value)arith::MaxSIOp::create(b, loc, cur, upd);
+  return isFloat ? (Value)arith::MinimumFOp::create(b, loc, cur, upd)
+                 : (Value)arith::MinSIOp::create(b, loc, cur, upd);
+}
+
+FailureOr<Results> FunctionLowering::lowerScatterElements(onnx::NodeOp op) {
+  Location loc = op.getLoc();
+  auto ins = op.getInputs();
+  Value data = ins[0], indices = ins[1], updates = ins[2];
+  ArrayRef<int64_t> ds = shapeOf(data), is = shapeOf(indices),
+                    us = shapeOf(updates);
+  int64_t rank = ds.size();
+  Type elemType = elementTypeOf(data);
+  StringRef reduction = strAttr(op, "reduction", "none");
+  bool isFloat = isa<FloatType>(elemType);
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return error(op) << "reduction '" << reduction << "' is not supported";
+  if (reduction != "none" && failed(requireArithmetic(op, elemType)))
+    return failure();
+  if (!isa<IntegerType>(elementTypeOf(indices)))
+    return error(op) << "indices must be integers";
+  if (elementTypeOf(updates) != elemType)
+    return error(op) << "updates must have the data's element type";
+  if (rank < 1 || (int64_t)is.size() != rank || Shape(is) != Shape(us))
+    return error(op) << "indices and updates must have one shape, of the "
+                        "data's rank (" << rank << ")";
+  auto axis = onnx::normalizeAxis(intAttr(op, "axis", 0), rank);
+  if (!axis)
+    return error(op) << "axis " << intAttr(op, "axis", 0)
+                     << " is out of range for rank " << rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != *axis && is[d] > ds[d])
+      return error(op) << "indices dimension " << d << " (" << is[d]
+                       << ") is larger than the data's (" << ds[d] << ")";
+  int64_t n = getNumElements(is);
+  if (n == 0 || ds[*axis] == 0)
+    return Results{data};
+  if (n > (int64_t(1) << 24))
+    return error(op) << n << " indices (at most 2^24)";
+  // One element at a time, in index order (so that with reduction none a
+  // later duplicate wins, as ONNX Runtime's loop does).
+  auto c = [&](OpBuilder &nb, Location nloc, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, nloc, v);
+  };
+  auto loop = scf::ForOp::create(
+      b, loc, c(b, loc, 0), c(b, loc, n), c(b, loc, 1), ValueRange{data},
+      [&](OpBuilder &nb, Location nloc, Value t, ValueRange iter) {
+        // t's coordinates in indices' shape, row-major.
+        SmallVector<Value> at(rank);
+        Value rest = t;
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          Value dim = c(nb, nloc, is[d]);
+          at[d] = arith::RemUIOp::create(nb, nloc, rest, dim);
+          rest = arith::DivUIOp::create(nb, nloc, rest, dim);
+        }
+        Value raw = tensor::ExtractOp::create(nb, nloc, indices, at);
+        Value upd = tensor::ExtractOp::create(nb, nloc, updates, at);
+        SmallVector<Value> dst(at);
+        dst[*axis] = normalizedIndex(nb, nloc, raw, ds[*axis]);
+        if (reduction != "none") {
+          Value cur = tensor::ExtractOp::create(nb, nloc, iter[0], dst);
+          upd = scatterCombine(nb, nloc, reduction, isFloat, cur, upd);
+        }
+        Value next = tensor::InsertOp::create(nb, nloc, upd, iter[0], dst);
+        scf::YieldOp::create(nb, nloc, next);
+      });
+  return Results{loop.getResult(0)};
+}
+
 FailureOr<Results> FunctionLowering::lowerGatherElements(onnx::NodeOp op) {
   Location loc = op.getLoc();
   Value data = op.getInputs()[0], indices = op.getInputs()[1];
@@ -3161,20 +3279,9 @@ FailureOr<Results> FunctionLowering::lowerScatterND(onnx::NodeOp op) {
                   nb, nloc, TypeRange{restType}, ValueRange{cur, u},
                   ValueRange{out}, maps, its,
                   [&](OpBuilder &bb, Location bl, ValueRange a) {
-                    Value v;
-                    if (reduction == "add")
-                      v = isFloat ? (Value)arith::AddFOp::create(bb, bl, a[0], a[1])
-                                  : (Value)arith::AddIOp::create(bb, bl, a[0], a[1]);
-                    else if (reduction == "mul")
-                      v = isFloat ? (Value)arith::MulFOp::create(bb, bl, a[0], a[1])
-                                  : (Value)arith::MulIOp::create(bb, bl, a[0], a[1]);
-                    else if (reduction == "max")
-                      v = isFloat ? (Value)arith::MaximumFOp::create(bb, bl, a[0], a[1])
-                                  : (Value)arith::MaxSIOp::create(bb, bl, a[0], a[1]);
-                    else
-                      v = isFloat ? (Value)arith::MinimumFOp::create(bb, bl, a[0], a[1])
-                                  : (Value)arith::MinSIOp::create(bb, bl, a[0], a[1]);
-                    linalg::YieldOp::create(bb, bl, v);
+                    linalg::YieldOp::create(
+                        bb, bl,
+                        scatterCombine(bb, bl, reduction, isFloat, a[0], a[1]));
                   })
                   .getResult(0);
         }
@@ -3783,10 +3890,14 @@ FailureOr<Results> FunctionLowering::lowerResults(Operation *op) {
           return lowerPool(node, type.ends_with("AveragePool"));
         if (type == "Range")
           return lowerRange(node);
+        if (type == "Dropout")
+          return lowerDropout(node);
         if (type == "GatherElements")
           return lowerGatherElements(node);
         if (type == "ScatterND")
           return lowerScatterND(node);
+        if (type == "ScatterElements" || type == "Scatter")
+          return lowerScatterElements(node);
         if (type == "Einsum")
           return lowerEinsum(node);
         if (type == "ConvTranspose")

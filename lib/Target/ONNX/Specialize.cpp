@@ -186,13 +186,45 @@ LogicalResult lstm_opt::unrollRecurrentLoops(OwningOpRef<ModuleOp> &module,
                                              const ONNXImportOptions &options,
                                              ArrayRef<int64_t> skip,
                                              bool keepMarks) {
-  func::FuncOp func = graphFunction(*module);
-  if (!func || !od::unrollRecurrentLoops(func, {}, skip))
-    return success();
-  eraseDeadOps(func);
-  if (failed(reinferShapes(module, options)))
-    return failure();
-  if (!keepMarks)
+  // A loop whose trip count follows from an earlier loop's results (a
+  // second Keras layer, sized by the first's output) is known only once the
+  // earlier one is unrolled and the types re-inferred: rounds until none
+  // unrolls (bounded, as the If inlining is).
+  // "Not known when the model is compiled" may be known a round later: those
+  // remarks are held back and only the last round's are emitted.
+  MLIRContext *ctx = module->getContext();
+  SmallVector<std::pair<Location, std::string>> unknown;
+  bool any = false;
+  int64_t ordinalBase = 0;
+  for (int round = 0; round < 8; ++round) {
+    func::FuncOp func = graphFunction(*module);
+    int64_t loops = func ? od::countLoopNodes(func) : 0;
+    if (!loops)
+      break;
+    unknown.clear();
+    int n;
+    {
+      ScopedDiagnosticHandler hold(ctx, [&](Diagnostic &d) {
+        std::string msg = d.str();
+        if (d.getSeverity() != DiagnosticSeverity::Remark ||
+            !StringRef(msg).contains("not known when the model is compiled"))
+          return failure(); // passed on
+        unknown.push_back({d.getLocation(), std::move(msg)});
+        return success();
+      });
+      n = od::unrollRecurrentLoops(func, {}, skip, ordinalBase);
+    }
+    if (!n)
+      break;
+    ordinalBase += loops;
+    any = true;
+    eraseDeadOps(func);
+    if (failed(reinferShapes(module, options)))
+      return failure();
+  }
+  for (auto &[loc, msg] : unknown)
+    emitRemark(loc) << msg;
+  if (any && !keepMarks)
     od::stripUnrolledMarks(graphFunction(*module));
   return success();
 }

@@ -249,3 +249,30 @@ func.func @quantize_int16(%x: tensor<4xf32>) -> tensor<4xi16> {
   %y = onnx.node "QuantizeLinear"(%x, %s, %z) {domain = "", onnx.names = ["q"]} : (tensor<4xf32>, tensor<f32>, tensor<i16>) -> tensor<4xi16>
   return %y : tensor<4xi16>
 }
+
+// -----
+
+func.func @scatter_elements_shapes(%x: tensor<4x5xf32>, %u: tensor<2x2xf32>) -> tensor<4x5xf32> {
+  %i = onnx.Constant() {value = dense<[[1, 2, 3], [0, 1, 2]]> : tensor<2x3xi64>} : () -> tensor<2x3xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 's' (ScatterElements): indices and updates must have one shape, of the data's rank (2)}}
+  %y = onnx.node "ScatterElements"(%x, %i, %u) {domain = "", onnx.names = ["s"]} : (tensor<4x5xf32>, tensor<2x3xi64>, tensor<2x2xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @scatter_elements_reduction(%x: tensor<4x5xf32>, %u: tensor<2x2xf32>) -> tensor<4x5xf32> {
+  %i = onnx.Constant() {value = dense<[[1, 2], [0, 1]]> : tensor<2x2xi64>} : () -> tensor<2x2xi64>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 's' (ScatterElements): reduction 'mean' is not supported}}
+  %y = onnx.node "ScatterElements"(%x, %i, %u) {attrs = {reduction = "mean"}, domain = "", onnx.names = ["s"]} : (tensor<4x5xf32>, tensor<2x2xi64>, tensor<2x2xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @dropout_training(%x: tensor<4x5xf32>, %t: tensor<i1>) -> tensor<4x5xf32> {
+  %r = onnx.Constant() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  // expected-error @+1 {{convert-onnx-to-linalg: node 'd' (Dropout): training_mode must be a constant false (the CPU backend runs inference)}}
+  %y = onnx.node "Dropout"(%x, %r, %t) {domain = "", onnx.names = ["d"]} : (tensor<4x5xf32>, tensor<f32>, tensor<i1>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}

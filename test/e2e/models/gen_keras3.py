@@ -152,12 +152,13 @@ def _reset_name_counter():
 # ---------------------------------------------------------------------------
 # Keras 3 recurrent layers -> tf2onnx.convert.from_keras
 
-def _keras_convert(name, make_layers, in_size):
-    """make_layers() -> list of Keras layers applied in sequence to x[B,T,in_size]."""
+def _keras_convert(name, make_layers, in_size, steps=T):
+    """make_layers() -> list of Keras layers applied in sequence to x[B,steps,in_size]
+    (steps None: a time axis of unknown length)."""
     _reset_name_counter()
     keras.backend.clear_session()
     keras.utils.set_random_seed(SEED)
-    inp = keras.Input(shape=(T, in_size), batch_size=B, name="x")
+    inp = keras.Input(shape=(steps, in_size), batch_size=B, name="x")
     out = inp
     for lay in make_layers():
         out = lay(out)
@@ -172,7 +173,7 @@ def _keras_convert(name, make_layers, in_size):
     for v in weights:
         v.assign(_rand_like(rng, tuple(v.shape)))
     path = os.path.join(HERE, name + ".onnx")
-    spec = (tf.TensorSpec((B, T, in_size), tf.float32, name="x"),)
+    spec = (tf.TensorSpec((B, steps, in_size), tf.float32, name="x"),)
     tf2onnx.convert.from_keras(model, input_signature=spec, opset=OPSET, output_path=path)
     # Sanity: ONNX Runtime agrees with Keras (only when onnxruntime is importable).
     try:
@@ -334,6 +335,26 @@ def keras3_lstm_hardsigmoid_loop():
         time_loop="ONNX Loop (body: one LSTM step): lstm-opt unrolls it")
 
 
+def keras3_gru2_resetbefore_dyntime():
+    f = _keras_convert("keras3_gru2_resetbefore_dyntime",
+                       lambda: [keras.layers.GRU(H, reset_after=False, return_sequences=True),
+                                keras.layers.GRU(H, reset_after=False, return_sequences=True)],
+                       I, steps=None)
+    return entry(
+        f,
+        "Two stacked Keras 3 GRU(6, reset_after=False, unroll=False) over x[B, T, I] with T unknown "
+        "(None): two ONNX Loops whose trip counts are known only when the model runs (the second "
+        "one's from the first one's output), weights loop-carried and passed through unchanged. "
+        "The ONNX target keeps both Loops and fuses each body's step into one GRU op; with T given "
+        "(lstm-run), the first Loop unrolls, then, its output's shape known, the second.",
+        expect("gru", [layer("gru", "T", H, I, batch=B, time_major=False, initial_state="zeros",
+                             linear_before_reset=False, loop_kept=True),
+                       layer("gru", "T", H, H, batch=B, time_major=False, initial_state="zeros",
+                             linear_before_reset=False, loop_kept=True, input_from="layer 0 y")]),
+        "z,r,h (Keras GRU, reset_after=False: r applied to h before its matmul)",
+        time_loop="two ONNX Loops with run-time trip counts (weights loop-carried, passed through)")
+
+
 def keras3_gru_into_lstm_unroll():
     f = _keras_convert("keras3_gru_into_lstm_unroll",
                        lambda: [keras.layers.GRU(H, unroll=True, return_sequences=True),
@@ -361,6 +382,7 @@ FIXTURES = [
     keras3_gru_resetbefore_loop,
     keras3_lstm_hardsigmoid_loop,
     keras3_gru_into_lstm_unroll,
+    keras3_gru2_resetbefore_dyntime,
 ]
 
 

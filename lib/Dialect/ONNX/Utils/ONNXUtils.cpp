@@ -247,6 +247,55 @@ std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
 static constexpr int kRuleBudget = 256;
 static thread_local int ruleBudget = kRuleBudget;
 
+/// The result shape of an operator of the default domain that the typed ops
+/// do not model, where shape arithmetic reads it (PyTorch's topk or arange
+/// over a length): TopK (the input's shape with `k` on the axis) and Range
+/// (its length, from integer operands known at compile time).
+static std::optional<SmallVector<int64_t>>
+nodeResultShape(NodeOp node, unsigned k,
+                function_ref<ShapedTypeComponents(Value)> shapeOf) {
+  StringRef domain = node.getDomain();
+  if ((!domain.empty() && domain != "ai.onnx") || !node.getGraphs().empty())
+    return std::nullopt;
+  auto ins = node.getInputs();
+  StringRef type = node.getOpType();
+  if (type == "TopK" && ins.size() == 2 && k < 2) {
+    ShapedTypeComponents in = shapeOf(ins[0]);
+    auto kv = onnx::getConstantInts(ins[1]);
+    if (!in.hasRank() || !kv || kv->size() != 1 || (*kv)[0] < 0)
+      return std::nullopt;
+    int64_t rank = in.getDims().size();
+    int64_t axis = -1;
+    if (auto attrs = node.getAttrs())
+      if (auto a = attrs->getAs<IntegerAttr>("axis"))
+        axis = a.getInt();
+    auto ax = normalizeAxis(axis, rank);
+    if (!ax)
+      return std::nullopt;
+    SmallVector<int64_t> out(in.getDims());
+    if (!ShapedType::isDynamic(out[*ax]) && (*kv)[0] > out[*ax])
+      return std::nullopt; // invalid: ONNX Runtime refuses it
+    out[*ax] = (*kv)[0];
+    return out;
+  }
+  if (type == "Range" && ins.size() == 3 && k == 0) {
+    auto start = onnx::getConstantInts(ins[0]);
+    auto limit = onnx::getConstantInts(ins[1]);
+    auto delta = onnx::getConstantInts(ins[2]);
+    if (!start || !limit || !delta || start->size() != 1 ||
+        limit->size() != 1 || delta->size() != 1 || (*delta)[0] == 0)
+      return std::nullopt;
+    int64_t diff;
+    if (llvm::SubOverflow((*limit)[0], (*start)[0], diff))
+      return std::nullopt;
+    int64_t d = (*delta)[0];
+    // ceil(diff / d), at least 0.
+    int64_t n = diff / d + ((diff % d != 0) && ((diff < 0) == (d < 0)));
+    return SmallVector<int64_t>{std::max<int64_t>(n, 0)};
+  }
+  return std::nullopt;
+}
+
 /// The shape of `v`: its type, refined by the shape rule of the op that
 /// computes it, run over operands refined in turn (at most `depth` ops up;
 /// each value once per query, in `memo`).
@@ -259,8 +308,19 @@ inferShapeImpl(Value v, int depth,
   };
   auto t = dyn_cast<ShapedType>(v.getType());
   Operation *def = v.getDefiningOp();
-  if ((t && t.hasStaticShape()) || !def || depth > 8 ||
-      !isa<ShapeRuleOpInterface>(def))
+  if ((t && t.hasStaticShape()) || !def || depth > 8)
+    return declared();
+  if (auto node = dyn_cast<NodeOp>(def)) {
+    if (auto shape = nodeResultShape(node, cast<OpResult>(v).getResultNumber(),
+                                     [&](Value x) {
+                                       return inferShapeImpl(x, depth + 1, memo);
+                                     }))
+      if (Type refined = refineType(v.getType(), ShapedTypeComponents(*shape)))
+        if (auto r = dyn_cast<ShapedType>(refined))
+          return ShapedTypeComponents(r);
+    return declared();
+  }
+  if (!isa<ShapeRuleOpInterface>(def))
     return declared();
   if (auto it = memo.find(v); it != memo.end())
     return it->second;
@@ -575,9 +635,19 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
       auto x = eval(ins[0]);
       if (!x || x->empty())
         return std::nullopt;
-      if (auto attrs = node.getAttrs())
-        if (attrs->get("axes") || attrs->get("noop_with_empty_axes"))
+      // Axes absent, or [0] of a 1-D value (TensorFlow's Prod over a shape).
+      auto t = dyn_cast<RankedTensorType>(ins[0].getType());
+      if (auto attrs = node.getAttrs()) {
+        if (auto noop = attrs->getAs<IntegerAttr>("noop_with_empty_axes");
+            noop && noop.getInt() != 0)
           return std::nullopt;
+        if (auto axes = attrs->getAs<ArrayAttr>("axes")) {
+          auto a = axes.size() == 1 ? dyn_cast<IntegerAttr>(axes[0]) : nullptr;
+          if (!a || !t || t.getRank() != 1 ||
+              (a.getInt() != 0 && a.getInt() != -1))
+            return std::nullopt;
+        }
+      }
       int64_t acc = type == "ReduceSum" ? 0 : type == "ReduceProd" ? 1 : (*x)[0];
       for (int64_t e : *x) {
         if (type == "ReduceProd") {

@@ -560,16 +560,20 @@ static SmallVector<od::NodeOp> loopsOf(func::FuncOp func) {
 }
 
 int od::unrollRecurrentLoops(func::FuncOp func, const UnrollLimits &limits,
-                             ArrayRef<int64_t> skip) {
+                             ArrayRef<int64_t> skip, int64_t ordinalBase) {
   od::ConstantBuilder consts(func);
   int n = 0;
-  for (auto [i, node] : llvm::enumerate(loopsOf(func)))
-    n += unrollNode(node, i, llvm::is_contained(skip, (int64_t)i), consts,
+  for (auto [i, node] : llvm::enumerate(loopsOf(func))) {
+    int64_t ordinal = ordinalBase + (int64_t)i;
+    n += unrollNode(node, ordinal, llvm::is_contained(skip, ordinal), consts,
                     limits);
+  }
   return n;
 }
 
 bool od::hasLoopNodes(func::FuncOp func) { return !loopsOf(func).empty(); }
+
+int64_t od::countLoopNodes(func::FuncOp func) { return loopsOf(func).size(); }
 
 SmallVector<int64_t> od::unfusedUnrolledLoops(func::FuncOp func) {
   // A recurrence left as copies: a copy of iteration i reads a value a

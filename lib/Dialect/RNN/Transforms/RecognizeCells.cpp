@@ -509,6 +509,8 @@ private:
   /// Gate matmul weights computed from constants by data movement become
   /// initializers, see the definition.
   void materializeComputedWeights();
+  /// Loop bodies read the values they carry unchanged from outside.
+  void readInvariantCarriedValues();
   /// LinearAnalyzer::quantized: quantize_dynamic's MatMuls.
   int matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
                             std::string &why);
@@ -2050,6 +2052,36 @@ void CellRecognizer::remarkUnfusedRecurrences() {
   }
 }
 
+/// A value a Loop carries and its body hands back unchanged is its initial
+/// value at every iteration. The body reads that value directly instead
+/// (ONNX scoping lets a subgraph read the enclosing graph's values), so that
+/// a cell in a Loop that stays a loop (its trip count known only when the
+/// model runs) sees constant weights: tf2onnx's Keras LSTM Loops carry their
+/// kernels.
+void CellRecognizer::readInvariantCarriedValues() {
+  func.walk([&](od::NodeOp node) {
+    StringRef domain = node.getDomain();
+    if ((!domain.empty() && domain != "ai.onnx") || node.getOpType() != "Loop" ||
+        node->getNumRegions() != 1 || node->getRegion(0).empty())
+      return;
+    Block &body = node->getRegion(0).front();
+    auto yield = dyn_cast<od::YieldOp>(body.getTerminator());
+    auto ins = node.getInputs();
+    if (!yield || body.getNumArguments() != ins.size() ||
+        yield.getValues().size() + 1 < ins.size())
+      return;
+    for (unsigned i = 2; i < ins.size(); ++i) {
+      BlockArgument arg = body.getArgument(i);
+      if (od::skipIdentities(yield.getValues()[i - 1]) != arg ||
+          ins[i].getType() != arg.getType())
+        continue;
+      arg.replaceUsesWithIf(ins[i], [&](OpOperand &use) {
+        return use.getOwner() != yield.getOperation();
+      });
+    }
+  });
+}
+
 /// A weight that data movement computes from a constant: tf2onnx's Keras
 /// Loop bodies slice the loop-carried kernel at every step
 /// (MatMul(h, Slice(W_carried))); unrolled, every step computes the same
@@ -2141,6 +2173,7 @@ void CellRecognizer::run() {
       consts->forget(op);
     });
   }
+  readInvariantCarriedValues();
   materializeComputedWeights();
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {

@@ -395,6 +395,45 @@ bool Roller::linkable(Cell a, Cell b) {
          (hZero || equalExceptGate(a.getR(), b.getR(), gates, skip));
 }
 
+/// Never silent: the next step of `cur`'s layer (a cell with compatible
+/// weights) reads a state computed from `cur`'s outputs by other ops, not
+/// the outputs themselves (Keras' masking: h = mask ? h' : h; a clipped or
+/// normalised state). No ONNX layer computes that, so the steps stay
+/// layers of their own; the remark names the op in between.
+template <typename Linkable>
+static void remarkModifiedState(Cell cur, Linkable linkable) {
+  SmallVector<std::pair<Value, int>> work;
+  DenseSet<Value> seen;
+  for (Value v : cur->getResults())
+    work.push_back({v, 0});
+  while (!work.empty()) {
+    auto [v, depth] = work.pop_back_val();
+    if (!seen.insert(v).second || seen.size() > 256)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (Cell c = Cell::dyn(user)) {
+        // Through other ops into a state operand (h = 1, c = 2).
+        if (depth > 0 && c != cur && use.getOperandNumber() >= 1 &&
+            use.getOperandNumber() <= 2 && c.kind() == cur.kind() &&
+            linkable(cur, c)) {
+          Operation *def = v.getDefiningOp();
+          c.emitRemark() << "not rolled into a layer with the step before: "
+                            "its state is computed from that step's by '"
+                         << (def ? def->getName().getStringRef() : "?")
+                         << "' and other ops, not passed on (a masked or "
+                            "modified state; no ONNX layer computes it)";
+          return;
+        }
+        continue;
+      }
+      if (depth < 6 && user->getNumRegions() == 0)
+        for (Value r : user->getResults())
+          work.push_back({r, depth + 1});
+    }
+  }
+}
+
 void Roller::rollChain(SmallVector<Cell> chain) {
   // Step inputs: consecutive slices of one tensor, forward or backward.
   SmallVector<StepSlice> slices;
@@ -698,6 +737,7 @@ void Roller::run() {
                 !linkable(cur, c))
               c.emitRemark() << "starts a new layer: its weights differ from "
                                 "the previous step's";
+        remarkModifiedState(cur, [&](Cell a, Cell b) { return linkable(a, b); });
         break;
       }
       chain.push_back(next);

@@ -290,6 +290,45 @@ save("scatter_nd_max_2d_index", [
     [f32("x", [2, 3, 4]), f32("u", [2, 2, 4])], [f32("y", [2, 3, 4])],
     [ints("i", [[[0, 1], [1, 2]], [[1, 0], [0, 2]]])], opset=18)
 
+# ScatterElements (PyTorch's scatter_ / index_put along one axis): along
+# axis 1 with negative indices, unique positions; reduction add (opset 16)
+# with repeated indices; and opset 9's Scatter.
+save("scatter_elements_axis1", [
+    helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1, name="se")],
+    [f32("x", [3, 5]), f32("u", [3, 2])], [f32("y", [3, 5])],
+    [ints("i", [[0, -1], [2, 3], [-5, 1]])], opset=13)
+save("scatter_elements_add_repeated", [
+    helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=0,
+                     reduction="add", name="se")],
+    [f32("x", [4, 3]), f32("u", [3, 3])], [f32("y", [4, 3])],
+    [ints("i", [[1, 1, 0], [1, 3, 0], [2, 1, 0]])], opset=16)
+save("scatter_opset9", [
+    helper.make_node("Scatter", ["x", "i", "u"], ["y"], axis=-1, name="sc")],
+    [f32("x", [2, 4]), f32("u", [2, 2])], [f32("y", [2, 4])],
+    [ints("i", [[3, 0], [1, 2]])], opset=9)
+
+# Dropout at inference (the identity; a ratio input and an unused mask).
+save("dropout_inference", [
+    helper.make_node("Dropout", ["x", "ratio"], ["d", "mask"], name="do"),
+    helper.make_node("Relu", ["d"], ["y"], name="relu")],
+    [f32("x", [2, 6])], [f32("y", [2, 6])], [const("ratio", 0.3)], opset=13)
+
+# A length computed from a TopK's result shape, k the input's own length
+# (PyTorch's sort + numel + arange, as tashkeel models write it): Range's
+# length is known when the model is compiled.
+save("topk_range_length", [
+    helper.make_node("Shape", ["x"], ["sx"], name="shape_x"),
+    helper.make_node("Gather", ["sx", "zero"], ["n"], axis=0, name="len"),
+    helper.make_node("TopK", ["x", "n"], ["vals", "idx"], axis=-1, name="topk"),
+    helper.make_node("Shape", ["vals"], ["sv"], name="shape_vals"),
+    helper.make_node("ReduceProd", ["sv"], ["numel"], keepdims=0, name="numel"),
+    helper.make_node("Range", ["start", "numel", "one"], ["r"], name="range"),
+    helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT, name="cast"),
+    helper.make_node("Add", ["vals", "rf"], ["y"], name="add")],
+    [f32("x", [6])], [f32("y", [6])],
+    [ints("zero", [0]), numpy_helper.from_array(np.array(0, np.int64), "start"),
+     numpy_helper.from_array(np.array(1, np.int64), "one")], opset=13)
+
 # Einsum: a batched matmul, an implicit output, a diagonal, a transposing
 # reduction, and a chain of three operands.
 save("einsum_batched_matmul", [

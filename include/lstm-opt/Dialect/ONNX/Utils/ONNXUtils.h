@@ -162,10 +162,16 @@ struct UnrollLimits {
 /// is in `skip` are left alone, with a remark that their steps do not fuse.
 /// Every copied op is marked with its loop's ordinal and its iteration (a
 /// metadata_props entry `lstm_opt.unrolled`, so that the mark survives an
-/// export and import); stripUnrolledMarks removes the marks.
+/// export and import); stripUnrolledMarks removes the marks. Ordinals start
+/// at `ordinalBase` (a later round over the same graph continues the
+/// numbering, so that marks stay unique).
 int unrollRecurrentLoops(mlir::func::FuncOp func,
                          const UnrollLimits &limits = {},
-                         llvm::ArrayRef<int64_t> skip = {});
+                         llvm::ArrayRef<int64_t> skip = {},
+                         int64_t ordinalBase = 0);
+
+/// The number of top-level Loop/Scan nodes of the graph.
+int64_t countLoopNodes(mlir::func::FuncOp func);
 
 /// Whether the graph has a top-level Loop or Scan node.
 bool hasLoopNodes(mlir::func::FuncOp func);
