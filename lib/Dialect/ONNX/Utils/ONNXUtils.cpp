@@ -249,8 +249,9 @@ static thread_local int ruleBudget = kRuleBudget;
 
 /// The result shape of an operator of the default domain that the typed ops
 /// do not model, where shape arithmetic reads it (PyTorch's topk or arange
-/// over a length): TopK (the input's shape with `k` on the axis) and Range
-/// (its length, from integer operands known at compile time).
+/// over a length; a quantized model's reshapes): TopK (the input's shape with
+/// `k` on the axis), Range (its length, from integer operands known at
+/// compile time), the quantization operators and MatMulInteger.
 static std::optional<SmallVector<int64_t>>
 nodeResultShape(NodeOp node, unsigned k,
                 function_ref<ShapedTypeComponents(Value)> shapeOf) {
@@ -276,6 +277,48 @@ nodeResultShape(NodeOp node, unsigned k,
     if (!ShapedType::isDynamic(out[*ax]) && (*kv)[0] > out[*ax])
       return std::nullopt; // invalid: ONNX Runtime refuses it
     out[*ax] = (*kv)[0];
+    return out;
+  }
+  // The quantization operators of quantize_dynamic'd models: their results
+  // have x's shape (the scale and zero point of DynamicQuantizeLinear are
+  // scalars); MatMulInteger is a matmul.
+  if ((type == "DynamicQuantizeLinear" || type == "QuantizeLinear" ||
+       type == "DequantizeLinear") &&
+      !ins.empty()) {
+    if (type == "DynamicQuantizeLinear" && k > 0)
+      return SmallVector<int64_t>{};
+    ShapedTypeComponents in = shapeOf(ins[0]);
+    if (!in.hasRank() || k > 0)
+      return std::nullopt;
+    return SmallVector<int64_t>(in.getDims());
+  }
+  if (type == "MatMulInteger" && ins.size() >= 2 && k == 0) {
+    ShapedTypeComponents a = shapeOf(ins[0]), bt = shapeOf(ins[1]);
+    if (!a.hasRank() || !bt.hasRank() || a.getDims().size() < 2 ||
+        bt.getDims().size() < 2)
+      return std::nullopt;
+    ArrayRef<int64_t> x = a.getDims(), y = bt.getDims();
+    // Batch dimensions broadcast (numpy): equal, or one of them 1.
+    size_t batch = std::max(x.size(), y.size()) - 2;
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i < batch; ++i) {
+      auto dim = [&](ArrayRef<int64_t> d) -> int64_t {
+        // d's batch dimensions, right-aligned to the output's.
+        int64_t at = (int64_t)i - (int64_t)(batch - (d.size() - 2));
+        return at >= 0 ? d[at] : 1;
+      };
+      int64_t p = dim(x), q = dim(y);
+      if (p == 1)
+        out.push_back(q);
+      else if (q == 1 || p == q)
+        out.push_back(p);
+      else if (ShapedType::isDynamic(p) || ShapedType::isDynamic(q))
+        out.push_back(ShapedType::kDynamic);
+      else
+        return std::nullopt; // not broadcastable: ONNX Runtime refuses it
+    }
+    out.push_back(x[x.size() - 2]);
+    out.push_back(y[y.size() - 1]);
     return out;
   }
   if (type == "Range" && ins.size() == 3 && k == 0) {
@@ -375,19 +418,36 @@ int64_t onnx::refineShapes(func::FuncOp func) {
   auto intsOf = [](Value x) { return onnx::getConstantInts(x); };
   int64_t refined = 0;
   for (Operation &op : func.front()) {
-    if (!isa<ShapeRuleOpInterface>(op))
-      continue;
-    ShapeQuery query(shapeOf, intsOf);
     SmallVector<ShapedTypeComponents> shapes;
-    if (failed(inferResultShapes(&op, query, shapes)))
-      continue;
+    if (auto node = dyn_cast<NodeOp>(op)) {
+      // The few generic operators whose result shapes shape arithmetic
+      // needs (nodeResultShape); the others stay as declared.
+      for (unsigned k = 0; k < node->getNumResults(); ++k) {
+        auto s = nodeResultShape(node, k, shapeOf);
+        if (!s) {
+          shapes.clear();
+          break;
+        }
+        shapes.push_back(ShapedTypeComponents(*s));
+      }
+      if (shapes.empty())
+        continue;
+    } else {
+      if (!isa<ShapeRuleOpInterface>(op))
+        continue;
+      ShapeQuery query(shapeOf, intsOf);
+      if (failed(inferResultShapes(&op, query, shapes)))
+        continue;
+    }
     for (auto [result, shape] : llvm::zip(op.getResults(), shapes)) {
       Type type = refineType(result.getType(), shape);
       if (!type || type == result.getType())
         continue;
       known[result] = ShapedTypeComponents(cast<ShapedType>(type));
-      bool onnxUsers = llvm::all_of(result.getUsers(), [](Operation *user) {
-        return isa<ONNXDialect>(user->getDialect()) && !isa<YieldOp>(user);
+      // Graph outputs too: the function's type follows its return below.
+      bool onnxUsers = llvm::all_of(result.getUsers(), [&](Operation *user) {
+        return (isa<ONNXDialect>(user->getDialect()) && !isa<YieldOp>(user)) ||
+               (isa<func::ReturnOp>(user) && user->getParentOp() == func);
       });
       if (!onnxUsers)
         continue;
@@ -395,6 +455,11 @@ int64_t onnx::refineShapes(func::FuncOp func) {
       ++refined;
     }
   }
+  if (refined)
+    if (auto ret = dyn_cast<func::ReturnOp>(func.front().getTerminator()))
+      func.setFunctionType(FunctionType::get(func.getContext(),
+                                             func.getArgumentTypes(),
+                                             ret.getOperandTypes()));
   return refined;
 }
 
