@@ -38,9 +38,14 @@ void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
         ("import-quantized=true quantized-precision=" + quantizedPrecision).str(),
         [](const Twine &) { return failure(); });
   pm.addPass(std::move(recognize));
-  // An imported foreign layer has the shapes the importer could not infer.
-  if (importQuantized)
-    pm.addPass(createONNXInferShapesPass());
+  // An imported foreign layer has the shapes the importer could not infer;
+  // the compiled targets that import it need static graph outputs.
+  if (importQuantized) {
+    std::unique_ptr<Pass> shapes = createONNXInferShapesPass();
+    (void)shapes->initializeOptions("graph-outputs=true",
+                                    [](const Twine &) { return failure(); });
+    pm.addPass(std::move(shapes));
+  }
   pm.addPass(createRNNRollTimeLoopPass());
   pm.addPass(createRNNPairBidirectionalPass());
 }

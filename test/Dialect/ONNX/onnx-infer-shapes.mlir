@@ -1,4 +1,5 @@
 // RUN: lstm-opt %s -split-input-file -onnx-infer-shapes | FileCheck %s
+// RUN: lstm-opt %s -split-input-file -onnx-infer-shapes=graph-outputs=true | FileCheck %s --check-prefix=OUTS
 
 // Types the model leaves unknown, filled in from the ops' shape rules, in
 // order: the Reshape's target is computed (Shape -> Gather -> Concat) and
@@ -76,4 +77,25 @@ func.func @huge(%x: tensor<9223372036854775807xf32>) -> tensor<*xf32> {
   %c = onnx.Concat(%x, %x) {axis = 0 : i64} : (tensor<9223372036854775807xf32>, tensor<9223372036854775807xf32>) -> tensor<*xf32>
   %r = onnx.Relu(%c) : (tensor<*xf32>) -> tensor<*xf32>
   return %r : tensor<*xf32>
+}
+
+// -----
+
+// With graph-outputs (the compiled targets), a graph output is refined too
+// and the function's type follows; quantize_dynamic's MatMulInteger and
+// DynamicQuantizeLinear have their results' shapes (a matmul; x's shape and
+// two scalars).
+// OUTS-LABEL: func.func @outputs_refined
+// OUTS-SAME: -> (tensor<2x3xf32>, tensor<2x8xui8>)
+// OUTS: onnx.node "DynamicQuantizeLinear"{{.*}} -> (tensor<2x8xui8>, tensor<f32>, tensor<ui8>)
+// OUTS: onnx.node "MatMulInteger"{{.*}} -> tensor<2x3xi32>
+// OUTS: return {{.*}} : tensor<2x3xf32>, tensor<2x8xui8>
+// CHECK-LABEL: func.func @outputs_refined
+// CHECK-SAME: -> (tensor<?x3xf32>, tensor<*xui8>)
+func.func @outputs_refined(%x: tensor<2x8xf32>) -> (tensor<?x3xf32>, tensor<*xui8>) {
+  %w = onnx.initializer "w" dense<3> : tensor<8x3xui8>
+  %q, %s, %z = onnx.node "DynamicQuantizeLinear"(%x) : (tensor<2x8xf32>) -> (tensor<*xui8>, tensor<*xf32>, tensor<*xui8>)
+  %m = onnx.node "MatMulInteger"(%q, %w, %z) : (tensor<*xui8>, tensor<8x3xui8>, tensor<*xui8>) -> tensor<*xi32>
+  %f = onnx.Cast(%m) {to = 1 : i64} : (tensor<*xi32>) -> tensor<?x3xf32>
+  return %f, %q : tensor<?x3xf32>, tensor<*xui8>
 }

@@ -404,7 +404,7 @@ ShapedTypeComponents onnx::inferShape(Value v) {
   return inferShapeImpl(v, 0, memo);
 }
 
-int64_t onnx::refineShapes(func::FuncOp func) {
+int64_t onnx::refineShapes(func::FuncOp func, bool graphOutputs) {
   if (func.isExternal())
     return 0;
   // What is known of each value: its type, or what a rule inferred for it.
@@ -444,10 +444,12 @@ int64_t onnx::refineShapes(func::FuncOp func) {
       if (!type || type == result.getType())
         continue;
       known[result] = ShapedTypeComponents(cast<ShapedType>(type));
-      // Graph outputs too: the function's type follows its return below.
+      // With graphOutputs, graph outputs too: the function's type follows
+      // its return below.
       bool onnxUsers = llvm::all_of(result.getUsers(), [&](Operation *user) {
         return (isa<ONNXDialect>(user->getDialect()) && !isa<YieldOp>(user)) ||
-               (isa<func::ReturnOp>(user) && user->getParentOp() == func);
+               (graphOutputs && isa<func::ReturnOp>(user) &&
+                user->getParentOp() == func);
       });
       if (!onnxUsers)
         continue;
@@ -455,7 +457,7 @@ int64_t onnx::refineShapes(func::FuncOp func) {
       ++refined;
     }
   }
-  if (refined)
+  if (refined && graphOutputs)
     if (auto ret = dyn_cast<func::ReturnOp>(func.front().getTerminator()))
       func.setFunctionType(FunctionType::get(func.getContext(),
                                              func.getArgumentTypes(),

@@ -27,7 +27,9 @@ struct InferShapes : public rnn::impl::ONNXInferShapesPassBase<InferShapes> {
   void runOnOperation() override {
     int64_t refined = 0;
     getOperation().walk(
-        [&](func::FuncOp func) { refined += onnx::refineShapes(func); });
+        [&](func::FuncOp func) {
+          refined += onnx::refineShapes(func, graphOutputs);
+        });
     numRefined += refined;
   }
 };

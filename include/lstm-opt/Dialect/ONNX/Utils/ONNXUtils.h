@@ -73,7 +73,9 @@ mlir::ShapedTypeComponents inferShape(mlir::Value v);
 /// another dialect reads; what is inferred for it still flows on). Integer
 /// operands are evaluated like getConstantInts. Returns the number of
 /// results refined.
-int64_t refineShapes(mlir::func::FuncOp func);
+/// With `graphOutputs`, the graph outputs are refined as well and the
+/// function's type follows its return.
+int64_t refineShapes(mlir::func::FuncOp func, bool graphOutputs = false);
 
 /// The last dimension / rank of inferShape(v); kDynamic / -1 if unknown.
 int64_t inferLastDim(mlir::Value v);

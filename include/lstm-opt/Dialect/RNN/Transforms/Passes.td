@@ -45,9 +45,15 @@ def ONNXInferShapesPass : Pass<"onnx-infer-shapes", "mlir::ModuleOp"> {
     or an op of another dialect reads; what is inferred for it still flows
     on to its onnx users. The importer runs the same refinement where the
     ONNX library's shape inference failed or does not know the model's
-    opset. See docs/passes/onnx-infer-shapes.md.
+    opset. With `graph-outputs`, graph outputs are refined too and the
+    function's type follows (the compiled targets, which need static
+    outputs). See docs/passes/onnx-infer-shapes.md.
   }];
   let dependentDialects = ["lstm_opt::onnx::ONNXDialect"];
+  let options = [
+    Option<"graphOutputs", "graph-outputs", "bool", /*default=*/"false",
+           "Also refine the graph outputs' types (the function's type follows)">,
+  ];
   let statistics = [
     Statistic<"numRefined", "refined", "Number of results given a more precise type">,
   ];
