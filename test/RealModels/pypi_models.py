@@ -22,6 +22,9 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from ortutil import iter_nodes  # noqa: E402
+
 rng = np.random.default_rng(0)
 
 
@@ -68,16 +71,6 @@ def report(ok, what):
     failed += not ok
 
 
-def all_nodes(graph):
-    for n in graph.node:
-        yield n
-        for at in n.attribute:
-            if at.type == onnx.AttributeProto.GRAPH:
-                yield from all_nodes(at.g)
-            for g in at.graphs:
-                yield from all_nodes(g)
-
-
 def session(path):
     so = ort.SessionOptions()
     so.log_severity_level = 3
@@ -113,7 +106,7 @@ def main():
             continue
         got = session(fused).run(None, feeds)
         err = max(rel(x, r) for x, r in zip(got, ref) if r.dtype.kind == "f")
-        counts = collections.Counter(n.op_type for n in all_nodes(onnx.load(fused).graph))
+        counts = collections.Counter(n.op_type for n in iter_nodes(onnx.load(fused).graph))
         have = {k: counts.get(k, 0) for k in nodes}
         report(have == nodes and err <= 1e-5,
                f"{tag}: ONNX target {have} (want {nodes}), ONNX Runtime rel {err:.1e}")

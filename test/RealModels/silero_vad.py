@@ -36,6 +36,8 @@ import onnx
 import onnxruntime as ort
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from ortutil import iter_nodes  # noqa: E402
 from lstm_opt.runtime import Model  # noqa: E402
 
 # What a perfect lstm-opt does with each model today. `layers`: fused
@@ -245,16 +247,6 @@ def main():
             check(False, f"{name}: {e}")
     print(f"silero_vad: {passes} passed, {len(failures)} failed")
     sys.exit(1 if failures else 0)
-
-
-def iter_nodes(g):
-    for n in g.node:
-        yield n
-        for at in n.attribute:
-            if at.type == onnx.AttributeProto.GRAPH:
-                yield from iter_nodes(at.g)
-            for sub in at.graphs:
-                yield from iter_nodes(sub)
 
 
 if __name__ == "__main__":

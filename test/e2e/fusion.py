@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from ortutil import random_inputs, run_ort  # noqa: E402
+from ortutil import iter_nodes, random_inputs, run_ort  # noqa: E402
 
 CELL_OPS = {"Sigmoid", "Tanh", "Relu", "HardSigmoid"}
 failures, passes = [], 0
@@ -72,15 +72,7 @@ def main():
 
     # Nodes of the graph and of its subgraphs: a Loop whose trip count is
     # known only when the model runs stays a Loop, its step fused inside.
-    def all_nodes(graph):
-        for n in graph.node:
-            yield n
-            for at in n.attribute:
-                if at.type == onnx.AttributeProto.GRAPH:
-                    yield from all_nodes(at.g)
-                for g in at.graphs:
-                    yield from all_nodes(g)
-    ops = collections.Counter(n.op_type for n in all_nodes(fused.graph))
+    ops = collections.Counter(n.op_type for n in iter_nodes(fused.graph))
     left = {k: v for k, v in ops.items() if k in CELL_OPS}
     check(not left, f"per-step cell ops remain: {left}")
     want = collections.Counter(l["kind"].upper() for l in expected["layers"])

@@ -38,3 +38,16 @@ def run_ort(path, feeds):
     sess = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
     return dict(zip(names, sess.run(names, feeds)))
+
+
+def iter_nodes(graph):
+    """The nodes of an onnx GraphProto and of its subgraphs (Loop, Scan and
+    If bodies), depth first."""
+    import onnx
+    for n in graph.node:
+        yield n
+        for at in n.attribute:
+            if at.type == onnx.AttributeProto.GRAPH:
+                yield from iter_nodes(at.g)
+            for sub in at.graphs:
+                yield from iter_nodes(sub)

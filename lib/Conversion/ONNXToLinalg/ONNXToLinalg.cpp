@@ -340,6 +340,10 @@ private:
   /// ScatterND (reduction none/add/mul/max/min): data with each index
   /// tuple's slice replaced (or combined) by its update, in order.
   FailureOr<Results> lowerScatterND(onnx::NodeOp op);
+  /// What both scatters require: a reduction they know (arithmetic data
+  /// for one) and integer indices.
+  LogicalResult checkScatter(onnx::NodeOp op, StringRef reduction,
+                             Type elemType, Value indices);
   /// ScatterElements (and opset 9's Scatter; reduction none/add/mul/max/
   /// min): data with updates[i] at i with the axis coordinate replaced by
   /// indices[i].
@@ -3099,6 +3103,19 @@ static Value scatterCombine(OpBuilder &b, Location loc, StringRef reduction,
                  : (Value)arith::MinSIOp::create(b, loc, cur, upd);
 }
 
+LogicalResult FunctionLowering::checkScatter(onnx::NodeOp op,
+                                             StringRef reduction,
+                                             Type elemType, Value indices) {
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
+    return error(op) << "reduction '" << reduction << "' is not supported";
+  if (reduction != "none" && failed(requireArithmetic(op, elemType)))
+    return failure();
+  if (!isa<IntegerType>(elementTypeOf(indices)))
+    return error(op) << "indices must be integers";
+  return success();
+}
+
 FailureOr<Results> FunctionLowering::lowerScatterElements(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
@@ -3109,13 +3126,8 @@ FailureOr<Results> FunctionLowering::lowerScatterElements(onnx::NodeOp op) {
   Type elemType = elementTypeOf(data);
   StringRef reduction = strAttr(op, "reduction", "none");
   bool isFloat = isa<FloatType>(elemType);
-  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
-      reduction != "max" && reduction != "min")
-    return error(op) << "reduction '" << reduction << "' is not supported";
-  if (reduction != "none" && failed(requireArithmetic(op, elemType)))
+  if (failed(checkScatter(op, reduction, elemType, indices)))
     return failure();
-  if (!isa<IntegerType>(elementTypeOf(indices)))
-    return error(op) << "indices must be integers";
   if (elementTypeOf(updates) != elemType)
     return error(op) << "updates must have the data's element type";
   if (rank < 1 || (int64_t)is.size() != rank || Shape(is) != Shape(us))
@@ -3213,13 +3225,8 @@ FailureOr<Results> FunctionLowering::lowerScatterND(onnx::NodeOp op) {
   Type elemType = elementTypeOf(data);
   StringRef reduction = strAttr(op, "reduction", "none");
   bool isFloat = isa<FloatType>(elemType);
-  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
-      reduction != "max" && reduction != "min")
-    return error(op) << "reduction '" << reduction << "' is not supported";
-  if (reduction != "none" && failed(requireArithmetic(op, elemType)))
+  if (failed(checkScatter(op, reduction, elemType, indices)))
     return failure();
-  if (!isa<IntegerType>(elementTypeOf(indices)))
-    return error(op) << "indices must be integers";
   if (r < 1 || q < 1 || is[q - 1] < 1 || is[q - 1] > r)
     return error(op) << "indices' last dimension must be in [1, " << r
                      << "] (the data's rank)";
