@@ -1127,11 +1127,32 @@ FailureOr<Results> FunctionLowering::lower(onnx::GemmOp op) {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
+static Value castSignedness(OpBuilder &b, Location loc, Value v, Type to);
+
 FailureOr<Results> FunctionLowering::lower(onnx::CastOp op) {
   Type from = elementTypeOf(op.getInput());
   Type to = onnx::getElementTypeForOnnxDataType(ctx, op.getTo());
   if (failed(requireArithmetic(op, from)))
     return failure();
+  // To uint8 (a class index a model hands out as bytes): the value as
+  // unsigned 8 bits, as ONNX Runtime's static_cast gives it (a float
+  // truncated, an integer's low byte), typed ui8 for the graph's signature.
+  if (to && to.isUnsignedInteger(8) && !from.isUnsignedInteger(8)) {
+    Type i8 = IntegerType::get(ctx, 8);
+    return Results{elementwise(
+        op.getLoc(), shapeOf(op.getInput()), to, op.getInput(),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value v = args[0];
+          unsigned bits = isa<FloatType>(from) ? 0 : from.getIntOrFloatBitWidth();
+          if (isa<FloatType>(from))
+            v = arith::FPToUIOp::create(nb, nloc, i8, v);
+          else if (bits > 8)
+            v = arith::TruncIOp::create(nb, nloc, i8, v);
+          else if (bits < 8)
+            v = arith::ExtUIOp::create(nb, nloc, i8, v);
+          return castSignedness(nb, nloc, v, to);
+        })};
+  }
   if (!to || !(isa<FloatType>(to) || isSignlessInt(to)))
     return error(op) << "cast to ONNX type " << op.getTo()
                      << " is not supported";
@@ -1895,11 +1916,6 @@ FailureOr<Results> FunctionLowering::lowerQuantizeLinear(onnx::NodeOp op) {
       zp ? elementTypeOf(zp) : cast<ShapedType>(op->getResult(0).getType()).getElementType());
   if (!outType || outType.getWidth() != 8)
     return error(op) << "only 8-bit results (int8, uint8) are supported";
-  if (outType.isUnsigned())
-    for (Operation *user : op->getResult(0).getUsers())
-      if (!isa_and_nonnull<onnx::ONNXDialect>(user->getDialect()))
-        return error(op) << "its uint8 result leaves the graph, and the CPU "
-                            "backend returns no uint8 tensor";
   ArrayRef<int64_t> xs = shapeOf(x);
   auto sz = scaleAndZeroPoint(op, x, scale, zp);
   if (failed(sz))
@@ -1930,13 +1946,6 @@ FailureOr<Results> FunctionLowering::lowerDynamicQuantizeLinear(onnx::NodeOp op)
   Type f32 = b.getF32Type(), i32 = b.getI32Type(), i8 = b.getI8Type();
   if (elementTypeOf(x) != f32)
     return error(op) << "x must be f32";
-  for (unsigned r : {0u, 2u})
-    for (Operation *user : op->getResult(r).getUsers())
-      if (!isa_and_nonnull<onnx::ONNXDialect>(user->getDialect()))
-        return error(op) << "its uint8 result #" << r
-                         << " leaves the graph, and the CPU backend returns "
-                            "no uint8 tensor (it feeds MatMulInteger or "
-                            "DequantizeLinear in a quantized model)";
   ArrayRef<int64_t> xs = shapeOf(x);
   // The range of x and 0: min(0, min x), max(0, max x).
   Value zero = createScalar(b, loc, f32, 0);

@@ -224,16 +224,6 @@ func.func @dequantize_blocked(%x: tensor<4x6xi8>) -> tensor<4x6xf32> {
 
 // -----
 
-// DynamicQuantizeLinear's uint8 results feed MatMulInteger in a quantized
-// model; the CPU backend returns no uint8 graph output.
-func.func @dynamic_quantize_out(%x: tensor<4xf32>) -> tensor<4xui8> {
-  // expected-error @+1 {{convert-onnx-to-linalg: node 'q' (DynamicQuantizeLinear): its uint8 result #0 leaves the graph}}
-  %y, %s, %z = onnx.node "DynamicQuantizeLinear"(%x) {domain = "", onnx.names = ["q", "qs", "qz"]} : (tensor<4xf32>) -> (tensor<4xui8>, tensor<f32>, tensor<ui8>)
-  return %y : tensor<4xui8>
-}
-
-// -----
-
 func.func @matmul_integer_float(%a: tensor<2x3xf32>, %b: tensor<3x4xi8>) -> tensor<2x4xi32> {
   // expected-error @+1 {{convert-onnx-to-linalg: node 'm' (MatMulInteger): A and B must be 8-bit integer tensors}}
   %y = onnx.node "MatMulInteger"(%a, %b) {domain = "", onnx.names = ["m"]} : (tensor<2x3xf32>, tensor<3x4xi8>) -> tensor<2x4xi32>

@@ -423,6 +423,29 @@ save("topk_smallest_axis0", [
 # Quantized pieces of a model through onnxruntime.quantization's
 # quantize_dynamic: DequantizeLinear (an int8 input per tensor; uint8
 # weights per axis, as a quantized embedding or Conv weight), and
+# uint8 graph outputs: a class index cast to uint8 (piper's tashkeel hands
+# its predictions out so) and a scaled magnitude cast to uint8 (in range);
+# QuantizeLinear's and DynamicQuantizeLinear's uint8 results as outputs.
+save("cast_uint8_outputs", [
+    helper.make_node("ArgMax", ["x"], ["a"], axis=-1, keepdims=0, name="argmax"),
+    helper.make_node("Cast", ["a"], ["y"], to=TensorProto.UINT8, name="cast_index"),
+    helper.make_node("Abs", ["x"], ["ax"], name="abs"),
+    helper.make_node("Mul", ["ax", "hundred"], ["m"], name="scale"),
+    helper.make_node("Cast", ["m"], ["f"], to=TensorProto.UINT8, name="cast_float")],
+    [f32("x", [2, 3, 7])],
+    [helper.make_tensor_value_info("y", TensorProto.UINT8, [2, 3]),
+     helper.make_tensor_value_info("f", TensorProto.UINT8, [2, 3, 7])],
+    [const("hundred", 100.0)], opset=13)
+save("quantize_uint8_output", [
+    helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q")],
+    [f32("x", [2, 5])], [helper.make_tensor_value_info("y", TensorProto.UINT8, [2, 5])],
+    [const("s", 0.02), numpy_helper.from_array(np.array(128, np.uint8), "z")], opset=13)
+save("dynamic_quantize_outputs", [
+    helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"], name="dql")],
+    [f32("x", [3, 4])],
+    [helper.make_tensor_value_info("y", TensorProto.UINT8, [3, 4]), f32("s", []),
+     helper.make_tensor_value_info("z", TensorProto.UINT8, [])], [], opset=13)
+
 # DynamicQuantizeLinear feeding MatMulInteger (int8 weights with one zero
 # point per column; uint8 weights with a scalar one) then Cast and the
 # scales' product, as a quantized Linear layer. Integers: bit for bit.
