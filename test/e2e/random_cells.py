@@ -7,7 +7,8 @@ in a random way:
     order, a MatMul per gate (created in a random order), or Concat([x, h])
     times one kernel;
   * gate activations: Sigmoid, HardSigmoid (random alpha, beta), or a
-    HardSigmoid written out as Clip(alpha * x + beta, 0, 1); LSTM g: Tanh,
+    HardSigmoid written out as Clip(alpha * x + beta, 0, 1) or as Keras 3's
+    Clip(x + beta/alpha, 0, 1/alpha) * alpha; LSTM g: Tanh,
     Relu, Softsign, LeakyRelu or Elu; h: Tanh or Softsign;
   * LSTM: peepholes on a random subset of i, f, o; a coupled forget gate
     f = 1 - i; GRU: the reset before or after the recurrent product, and the
@@ -79,6 +80,14 @@ def gate_act(g, pre, spec):
         return g.op("Sigmoid", [pre])
     if kind == "hardsigmoid":
         return g.op("HardSigmoid", [pre], alpha=alpha, beta=beta)
+    if kind == "written3":
+        # Keras 3's hard_sigmoid, relu6(x + 3) / 6, generalised: Clip(x +
+        # beta/alpha, 0, 1/alpha) times alpha (or divided by 1/alpha).
+        a = g.op("Add", [pre, g.const(np.float32(beta) / np.float32(alpha))])
+        c = g.op("Clip", [a, g.const(0.0), g.const(np.float32(1) / np.float32(alpha))])
+        if g.div:
+            return g.op("Div", [c, g.const(np.float32(1) / np.float32(alpha))])
+        return g.op("Mul", [g.const(alpha), c])
     m = g.op("Mul", [pre, g.const(alpha)])
     a = g.op("Add", [g.const(beta), m])
     return g.op("Clip", [a, g.const(0.0), g.const(1.0)])
@@ -102,6 +111,13 @@ def build(seed, path):
     layout = rng.choice(["fused", "pergate", "concat"])
     order = list(rng.permutation(len(gates)))  # column block k holds gates[order[k]]
     ga = rng.choice(["sigmoid", "hardsigmoid", "written"])
+    # Half the written-out HardSigmoids as Keras 3 writes them, drawn from a
+    # stream of their own so that the other choices stay as they were.
+    # One way per model (Mul by alpha or Div by 1/alpha), as an exporter has.
+    own = np.random.default_rng(seed + 1000003)
+    if ga == "written" and own.random() < 0.5:
+        ga = "written3"
+    g.div = own.random() < 0.5
     gspec = (ga, float(np.round(rng.uniform(0.1, 0.4), 3)),
              float(np.round(rng.uniform(0.3, 0.7), 3)))
     act_g = rng.choice(["tanh", "tanh", "relu", "softsign", "leakyrelu", "elu"])
