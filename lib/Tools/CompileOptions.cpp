@@ -38,7 +38,8 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                         "NAME=V[,V...] (e.g. --bind sr=16000; repeatable): If "
                         "branches they select are inlined and shapes that "
                         "depend on them become static. The compiled model "
-                        "then runs only with those values"),
+                        "then runs only with those values (--target=onnx: "
+                        "the written model has no such input)"),
                cl::value_desc("name=values"), cl::cat(category)),
       threadsOpt("threads", cl::desc(threadsDesc), cl::value_desc("K"),
                  cl::init(threadsDefault), cl::cat(category)),

@@ -421,7 +421,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       return 1;
     // Compiled targets: specialised to the bound inputs, with types refined
     // by shape inference over the result (specializeModel).
-    if (module && target != "onnx") {
+    // The ONNX target with --bind: the same specialisation, and the bound
+    // inputs leave the written model (ONNX Runtime then refuses a value
+    // for them instead of computing for the bound one), recorded in its
+    // metadata.
+    if (module && (target != "onnx" || compileOptions->hasBindings())) {
       auto bound = compileOptions->boundInputs();
       if (!bound) {
         llvm::errs() << "lstm-opt: error: " << llvm::toString(bound.takeError())
@@ -430,10 +434,8 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       }
       if (failed(specializeModel(module, *bound, options)))
         return 1;
-    } else if (compileOptions->hasBindings()) {
-      llvm::errs() << "lstm-opt: error: --bind is for --target=cpu, cudnn or "
-                      "gpu\n";
-      return 1;
+      if (target == "onnx" && failed(dropBoundInputs(*module, *bound)))
+        return 1;
     }
   } else {
     std::string errorMessage;

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallString.h"
 
 using namespace mlir;
@@ -327,5 +328,37 @@ LogicalResult lstm_opt::specializeModel(
     if (!inlined)
       return success();
   }
+  return success();
+}
+
+LogicalResult lstm_opt::dropBoundInputs(
+    ModuleOp module, const std::map<std::string, std::vector<int64_t>> &values) {
+  func::FuncOp func = graphFunction(module);
+  if (!func || values.empty())
+    return success();
+  llvm::BitVector drop(func.getNumArguments());
+  std::string record;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, od::attrs::kName);
+    if (!name || !values.count(name.str()))
+      continue;
+    if (!func.getArgument(i).use_empty())
+      return func.emitError() << "graph input '" << name.getValue()
+                              << "' is still read after binding it";
+    drop.set(i);
+    if (!record.empty())
+      record += ";";
+    record += name.str() + "=";
+    for (auto [k, v] : llvm::enumerate(values.at(name.str())))
+      record += (k ? "," : "") + std::to_string(v);
+  }
+  if (failed(func.eraseArguments(drop)))
+    return failure();
+  Builder b(module.getContext());
+  SmallVector<Attribute> props;
+  if (auto old = module->getAttrOfType<ArrayAttr>(od::attrs::kMetadataProps))
+    props.append(old.begin(), old.end());
+  props.push_back(b.getStrArrayAttr({"lstm_opt.bound", record}));
+  module->setAttr(od::attrs::kMetadataProps, b.getArrayAttr(props));
   return success();
 }

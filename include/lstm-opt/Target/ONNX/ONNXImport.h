@@ -95,6 +95,14 @@ specializeModel(mlir::OwningOpRef<mlir::ModuleOp> &module,
                 const std::map<std::string, std::vector<int64_t>> &values,
                 const ONNXImportOptions &options);
 
+/// After specializeModel, for a model written back as ONNX: the bound graph
+/// inputs (now unused) are removed from the graph, and the model's metadata
+/// gets `lstm_opt.bound` = "NAME=V[,V...];..." saying which values the
+/// model was specialised for.
+mlir::LogicalResult
+dropBoundInputs(mlir::ModuleOp module,
+                const std::map<std::string, std::vector<int64_t>> &values);
+
 /// Replaces every `If` whose condition the graph's declared shapes decide
 /// (a rank or a static dimension compared, as exporters write "is the input
 /// 2-D?") by the ops of the branch taken, with a remark on the `If`, and
