@@ -2542,6 +2542,23 @@ FailureOr<Results> FunctionLowering::lowerPow(onnx::NodeOp op) {
       })};
 }
 
+/// `cur` combined with `upd` by `how` (add, mul, max or min; signed for
+/// integers): a reduction's step and a scatter's reduction.
+static Value combineScalars(OpBuilder &b, Location loc, StringRef how,
+                            bool isFloat, Value cur, Value upd) {
+  if (how == "add")
+    return isFloat ? (Value)arith::AddFOp::create(b, loc, cur, upd)
+                   : (Value)arith::AddIOp::create(b, loc, cur, upd);
+  if (how == "mul")
+    return isFloat ? (Value)arith::MulFOp::create(b, loc, cur, upd)
+                   : (Value)arith::MulIOp::create(b, loc, cur, upd);
+  if (how == "max")
+    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, cur, upd)
+                   : (Value)arith::MaxSIOp::create(b, loc, cur, upd);
+  return isFloat ? (Value)arith::MinimumFOp::create(b, loc, cur, upd)
+                 : (Value)arith::MinSIOp::create(b, loc, cur, upd);
+}
+
 FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
   Location loc = op.getLoc();
   auto ins = op.getInputs();
@@ -2610,20 +2627,13 @@ FailureOr<Results> FunctionLowering::lowerReduceMean(onnx::NodeOp op) {
     init = filled(loc, kept, elemType, id);
   } else
     init = filled(loc, kept, elemType, createScalar(b, loc, elemType, 0));
+  StringRef how = kind == "ReduceProd"  ? "mul"
+                  : kind == "ReduceMax" ? "max"
+                  : kind == "ReduceMin" ? "min"
+                                        : "add";
   Value sum = reduce(loc, data, reduced, init,
                      [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                       Value x = a[0], acc = a[1];
-                       if (kind == "ReduceProd")
-                         return isFloat ? (Value)arith::MulFOp::create(nb, nloc, acc, x)
-                                        : (Value)arith::MulIOp::create(nb, nloc, acc, x);
-                       if (kind == "ReduceMax")
-                         return isFloat ? (Value)arith::MaximumFOp::create(nb, nloc, acc, x)
-                                        : (Value)arith::MaxSIOp::create(nb, nloc, acc, x);
-                       if (kind == "ReduceMin")
-                         return isFloat ? (Value)arith::MinimumFOp::create(nb, nloc, acc, x)
-                                        : (Value)arith::MinSIOp::create(nb, nloc, acc, x);
-                       return isFloat ? (Value)arith::AddFOp::create(nb, nloc, acc, x)
-                                      : (Value)arith::AddIOp::create(nb, nloc, acc, x);
+                       return combineScalars(nb, nloc, how, isFloat, a[1], a[0]);
                      });
   if (!isMean)
     return Results{reshape(loc, sum, outShape)};
@@ -3095,23 +3105,6 @@ FailureOr<Results> FunctionLowering::lowerDropout(onnx::NodeOp op) {
   return out;
 }
 
-/// A scatter's reduction of the current value `cur` and an update `upd`
-/// (add, mul, max or min; signed for integers).
-static Value scatterCombine(OpBuilder &b, Location loc, StringRef reduction,
-                            bool isFloat, Value cur, Value upd) {
-  if (reduction == "add")
-    return isFloat ? (Value)arith::AddFOp::create(b, loc, cur, upd)
-                   : (Value)arith::AddIOp::create(b, loc, cur, upd);
-  if (reduction == "mul")
-    return isFloat ? (Value)arith::MulFOp::create(b, loc, cur, upd)
-                   : (Value)arith::MulIOp::create(b, loc, cur, upd);
-  if (reduction == "max")
-    return isFloat ? (Value)arith::MaximumFOp::create(b, loc, cur, upd)
-                   : (Value)arith::MaxSIOp::create(b, loc, cur, upd);
-  return isFloat ? (Value)arith::MinimumFOp::create(b, loc, cur, upd)
-                 : (Value)arith::MinSIOp::create(b, loc, cur, upd);
-}
-
 LogicalResult FunctionLowering::checkScatter(onnx::NodeOp op,
                                              StringRef reduction,
                                              Type elemType, Value indices) {
@@ -3177,7 +3170,7 @@ FailureOr<Results> FunctionLowering::lowerScatterElements(onnx::NodeOp op) {
         dst[*axis] = normalizedIndex(nb, nloc, raw, ds[*axis]);
         if (reduction != "none") {
           Value cur = tensor::ExtractOp::create(nb, nloc, iter[0], dst);
-          upd = scatterCombine(nb, nloc, reduction, isFloat, cur, upd);
+          upd = combineScalars(nb, nloc, reduction, isFloat, cur, upd);
         }
         Value next = tensor::InsertOp::create(nb, nloc, upd, iter[0], dst);
         scf::YieldOp::create(nb, nloc, next);
@@ -3297,7 +3290,7 @@ FailureOr<Results> FunctionLowering::lowerScatterND(onnx::NodeOp op) {
                   [&](OpBuilder &bb, Location bl, ValueRange a) {
                     linalg::YieldOp::create(
                         bb, bl,
-                        scatterCombine(bb, bl, reduction, isFloat, a[0], a[1]));
+                        combineScalars(bb, bl, reduction, isFloat, a[0], a[1]));
                   })
                   .getResult(0);
         }
