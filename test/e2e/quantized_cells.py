@@ -16,10 +16,12 @@ tensor, int8 per output column (per_channel) or uint8. For each:
 
 The corpus LSTM language model goes the same way: its embedding becomes a
 uint8 Gather + DequantizeLinear and its head DynamicQuantizeLinear +
-MatMulInteger, which lstm-run runs as they are. And quantize_static in its
-default QDQ format (QuantizeLinear + DequantizeLinear before each MatMul
-input) on the unrolled LSTM and GRU: lstm-run as far from the float model as
-ONNX Runtime on the quantized one, within 2x.
+MatMulInteger, which lstm-run runs as they are. And quantize_static on the
+unrolled LSTM and GRU, in the QDQ format over every op and over the MatMuls
+only, and in the QOperator format (QLinearMatMul): cells whose only
+roundings are their MatMuls' become int8 layers, the others stay with a
+remark naming the rounding; lstm-run as far from the float model as ONNX
+Runtime on the quantized one, within 2x.
 
 Usage: quantized_cells.py --lstm-opt PATH --lstm-run PATH --workdir DIR
 Prints one line per model and 'quantized: N passed, M failed'.
@@ -130,14 +132,26 @@ def main():
                   f"f32 {errs.get('f32', float('nan')):.1e}" + ("; " + "; ".join(problems) if problems else ""))
             passed += ok
             failed += not ok
-    # quantize_static in the QDQ format (its default): QuantizeLinear +
-    # DequantizeLinear around every MatMul input, calibrated on random
-    # inputs. lstm-run runs it as it is, as far from the float model as
-    # ONNX Runtime on it (within 2x).
+    # quantize_static, calibrated on random inputs, in three forms:
+    #   qdq      the QDQ format over every op it quantizes (its default):
+    #            QuantizeLinear + DequantizeLinear around the cells' Adds,
+    #            Muls and activations too, rounding the cell's values;
+    #   mm_qdq   QDQ, op_types_to_quantize=['MatMul'], per channel: each
+    #            MatMul's input and product rounded, its weight dequantized;
+    #   mm_qop   the QOperator format, MatMuls only: QuantizeLinear +
+    #            QLinearMatMul + DequantizeLinear.
+    # The CPU target makes an int8 layer of a cell whose only roundings are
+    # its MatMuls' (LSTM: mm_qdq, mm_qop; GRU: mm_qop) and otherwise leaves
+    # it, with a remark naming the QuantizeLinear that rounds a value inside
+    # the cell (qdq; the GRU's mm_qdq, whose state update reads the rounded
+    # h). The ONNX target keeps every model as it is (ONNX Runtime on its
+    # output is ONNX Runtime on the input). lstm-run is as far from the float
+    # model as ONNX Runtime on the quantized one, within 2x.
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+    import onnx
+    fuses = {("lstm", "mm_qdq"), ("lstm", "mm_qop"), ("gru", "mm_qop")}
     for kind in ("lstm", "gru"):
         f32 = floats[kind]
-        import onnx
         m = onnx.load(f32)
         shapes = [(vi.name, [d.dim_value for d in vi.type.tensor_type.shape.dim])
                   for vi in m.graph.input]
@@ -153,27 +167,60 @@ def main():
                 r = np.random.default_rng(10 + self.n)
                 return {n: r.uniform(-1, 1, sh).astype(np.float32) for n, sh in shapes}
 
-        tag = kind + "_qdq"
-        q = os.path.join(a.workdir, tag + ".onnx")
-        quantize_static(f32, q, Reader(), quant_format=QuantFormat.QDQ)
-        rng = np.random.default_rng(3)
-        feeds = {n: rng.uniform(-1, 1, sh).astype(np.float32) for n, sh in shapes}
-        ref, refq = run_ort(f32, feeds), run_ort(q, feeds)
-        ort_err = max(rel(refq[k], ref[k]) for k in ref)
-        inp, o = os.path.join(a.workdir, tag + ".in.npz"), os.path.join(a.workdir, tag + ".out.npz")
-        np.savez(inp, **feeds)
-        p = subprocess.run([a.lstm_run, q, "--inputs", inp, "--outputs", o, "-q"],
-                           capture_output=True, text=True)
-        err = float("nan")
-        if p.returncode == 0:
-            got = dict(np.load(o))
-            err = max(rel(got[k], ref[k]) for k in ref)
-        ok = p.returncode == 0 and err <= 2 * ort_err
-        print(f"{'ok  ' if ok else 'FAIL'} {tag}: error against the float model: ONNX Runtime "
-              f"{ort_err:.1e}, lstm-run {err:.1e}" + ("" if p.returncode == 0 else
-                                                     "; " + p.stderr.strip()[-200:]))
-        passed += ok
-        failed += not ok
+        for name, opts in (("qdq", dict(quant_format=QuantFormat.QDQ)),
+                           ("mm_qdq", dict(quant_format=QuantFormat.QDQ, per_channel=True,
+                                           op_types_to_quantize=["MatMul"])),
+                           ("mm_qop", dict(quant_format=QuantFormat.QOperator,
+                                           op_types_to_quantize=["MatMul"]))):
+            tag = f"{kind}_{name}"
+            q = os.path.join(a.workdir, tag + ".onnx")
+            quantize_static(f32, q, Reader(), **opts)
+            rng = np.random.default_rng(3)
+            feeds = {n: rng.uniform(-1, 1, sh).astype(np.float32) for n, sh in shapes}
+            ref, refq = run_ort(f32, feeds), run_ort(q, feeds)
+            ort_err = max(rel(refq[k], ref[k]) for k in ref)
+            problems = []
+            out = os.path.join(a.workdir, tag + ".out.onnx")
+            p = subprocess.run([a.lstm_opt, q, "-o", out], capture_output=True, text=True)
+            if p.returncode:
+                problems.append("ONNX target: " + p.stderr.strip()[-200:])
+            elif max(rel(v, refq[k]) for k, v in run_ort(out, feeds).items()) > 1e-6:
+                problems.append("ONNX target changed the numbers")
+            rep = os.path.join(a.workdir, tag + ".json")
+            p = subprocess.run([a.lstm_opt, q, "--target=cpu", "-o",
+                                os.path.join(a.workdir, tag + ".so"), "--report=json",
+                                "--report-file", rep], capture_output=True, text=True)
+            layers = "?"
+            if p.returncode:
+                problems.append("--target=cpu: " + p.stderr.strip()[-200:])
+            else:
+                r = json.load(open(rep))
+                layers = len(r["layers"])
+                int8 = any("precision int8" in x["message"] for x in r["remarks"])
+                rounds = any("rounds a value inside the cell" in x["message"]
+                             for x in r["remarks"])
+                if (kind, name) in fuses and (layers != 1 or not int8):
+                    problems.append(f"--target=cpu: {layers} layers, int8 {int8}")
+                if (kind, name) not in fuses and (layers != 0 or not rounds):
+                    problems.append(f"--target=cpu: {layers} layers, remark {rounds}")
+            inp, o = os.path.join(a.workdir, tag + ".in.npz"), os.path.join(a.workdir, tag + ".out.npz")
+            np.savez(inp, **feeds)
+            p = subprocess.run([a.lstm_run, q, "--inputs", inp, "--outputs", o, "-q"],
+                               capture_output=True, text=True)
+            err = float("nan")
+            if p.returncode:
+                problems.append("lstm-run: " + p.stderr.strip()[-200:])
+            else:
+                got = dict(np.load(o))
+                err = max(rel(got[k], ref[k]) for k in ref)
+                if err > 2 * ort_err:
+                    problems.append(f"lstm-run error {err:.1e} > 2x ONNX Runtime's")
+            ok = not problems
+            print(f"{'ok  ' if ok else 'FAIL'} {tag}: {layers} layers; error against the float "
+                  f"model: ONNX Runtime {ort_err:.1e}, lstm-run {err:.1e}"
+                  + ("; " + "; ".join(problems) if problems else ""))
+            passed += ok
+            failed += not ok
     print(f"quantized: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

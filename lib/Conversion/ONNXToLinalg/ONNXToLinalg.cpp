@@ -95,25 +95,7 @@ bool isSignlessInt(Type t) {
   return i && i.isSignless();
 }
 
-/// The ONNX node an op comes from: the first NameLoc of its location (as
-/// the importer sets it), else its first output name, else "<unnamed>".
-std::string getNodeName(Operation *op) {
-  std::string name;
-  op->getLoc()->walk([&](Location l) {
-    if (auto n = dyn_cast<NameLoc>(l)) {
-      name = n.getName().str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (!name.empty())
-    return name;
-  if (auto names = op->getAttrOfType<ArrayAttr>(onnx::attrs::kOutputNames))
-    for (Attribute a : names)
-      if (auto s = dyn_cast<StringAttr>(a); s && !s.getValue().empty())
-        return s.str();
-  return "<unnamed>";
-}
+using onnx::getNodeName;
 
 /// A scalar constant of a float or signless integer type.
 Value createScalar(OpBuilder &b, Location loc, Type type, double value) {

@@ -243,6 +243,82 @@ std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
   return fold(v, maxElements, 0);
 }
 
+FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
+                                              Value zeroPoint, int64_t axis,
+                                              std::string &why,
+                                              int64_t maxElements) {
+  auto fail = [&](const char *msg) -> FailureOr<F32Tensor> {
+    why = msg;
+    return failure();
+  };
+  if (zeroPoint && isa<NoneType>(zeroPoint.getType()))
+    zeroPoint = Value();
+  ElementsAttr qa = getConstantAttr(skipIdentities(q));
+  ElementsAttr za = zeroPoint ? getConstantAttr(skipIdentities(zeroPoint))
+                              : ElementsAttr();
+  auto sc = getConstantF32(skipIdentities(scale));
+  if (!qa || (zeroPoint && !za) || !sc)
+    return fail("its quantized weight, scale or zero point is not a constant");
+  Type et = qa.getElementType();
+  if (!et.isInteger(8) || (za && za.getElementType() != et))
+    return fail("its quantized weight is not int8/uint8 with a zero point of "
+                "its type");
+  auto shape = cast<ShapedType>(qa.getType()).getShape();
+  int64_t n = qa.getNumElements();
+  if (n > maxElements)
+    return fail("its quantized weight is too large to dequantize");
+  auto qb = getRawBytes(qa, 1);
+  std::optional<std::vector<char>> zb;
+  if (za)
+    zb = getRawBytes(za, 1);
+  if (!qb || (za && !zb) || (int64_t)qb->size() != n)
+    return fail("its quantized weight cannot be read");
+  int64_t sn = sc->numElements(), zn = zb ? (int64_t)zb->size() : 1;
+  std::optional<int64_t> ax = normalizeAxis(axis, (int64_t)shape.size());
+  int64_t len = ax ? shape[*ax] : 1;
+  if ((sn != 1 && (!ax || sn != len)) || (zn != 1 && (!ax || zn != len)))
+    return fail("its scale or zero point is neither per tensor nor per index "
+                "of its axis");
+  // Elements between consecutive indices of the axis.
+  int64_t inner = 1;
+  if (ax)
+    for (size_t i = *ax + 1; i < shape.size(); ++i)
+      inner *= shape[i];
+  bool isUnsigned = et.isUnsignedInteger();
+  auto val = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
+    return isUnsigned ? (int32_t)(uint8_t)bytes[i] : (int32_t)(int8_t)bytes[i];
+  };
+  F32Tensor out;
+  out.shape.assign(shape.begin(), shape.end());
+  out.values.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t k = ax ? (i / inner) % len : 0;
+    int32_t z = zb ? val(*zb, zn == 1 ? 0 : k) : 0;
+    out.values[i] = (float)(val(*qb, i) - z) * sc->values[sn == 1 ? 0 : k];
+  }
+  return out;
+}
+
+/// The ONNX node an op comes from: the first NameLoc of its location (as
+/// the importer sets it), else its first output name, else "<unnamed>".
+std::string onnx::getNodeName(Operation *op) {
+  std::string name;
+  op->getLoc()->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!name.empty())
+    return name;
+  if (auto names = op->getAttrOfType<ArrayAttr>(attrs::kOutputNames))
+    for (Attribute a : names)
+      if (auto s = dyn_cast<StringAttr>(a); s && !s.getValue().empty())
+        return s.str();
+  return "<unnamed>";
+}
+
 /// The rules one inferShape query may run, nested queries included.
 static constexpr int kRuleBudget = 256;
 static thread_local int ruleBudget = kRuleBudget;

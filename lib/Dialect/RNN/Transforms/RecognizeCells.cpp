@@ -155,19 +155,23 @@ int64_t knownRank(Value v) { return od::inferRank(v); }
 /// is [batch, N]).
 constexpr int64_t kMaxFoldedBias = int64_t(1) << 22;
 
-/// One MatMul of onnxruntime.quantization.quantize_dynamic, read as `a`
-/// times the f32 weight `w` its int8 weight stands for.
+/// One quantized MatMul (onnxruntime.quantization's dynamic, QDQ and
+/// QOperator forms), read as `a` times the f32 weight `w` its int8 weight
+/// stands for. `quantized`: the model quantizes `a` too (it asks for int8);
+/// not with only the weight dequantized, which `a · w` computes exactly.
 struct QuantizedProduct {
   Value a, w;
+  bool quantized = true;
   SmallVector<Operation *, 6> ops;
 };
 
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
 class LinearAnalyzer {
 public:
-  /// Recognises a quantized MatMul at a Mul: 1 (filled in `q`), 0 (not
-  /// one), -1 (one, refused: `why` says why). Unset: none are read.
-  std::function<int(od::MulOp, QuantizedProduct &, std::string &)> quantized;
+  /// Recognises a quantized MatMul at its last op (a Mul, MatMul or
+  /// DequantizeLinear): 1 (filled in `q`), 0 (not one), -1 (one, refused:
+  /// `why` says why). Unset: none are read.
+  std::function<int(Operation *, QuantizedProduct &, std::string &)> quantized;
 
   /// A gate's pre-activation; elementwise products with a per-feature
   /// constant (DiagonalTerm) only with `allowDiagonal`.
@@ -304,6 +308,19 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     }
     return success();
   };
+  if (quantized && isa<od::MulOp, od::MatMulOp, od::NodeOp>(def)) {
+    QuantizedProduct q;
+    int found = quantized(def, q, why);
+    if (found < 0)
+      return failure();
+    if (found > 0) {
+      if (failed(addProduct(q.a, q.w, false, 1.0f)))
+        return failure();
+      form.ops.append(q.ops.begin(), q.ops.end());
+      form.quantized = q.quantized;
+      return form;
+    }
+  }
   if (auto mm = dyn_cast<od::MatMulOp>(def)) {
     if (rankOf(mm.getB()) != 2)
       return fail("a gate MatMul's weight is not a matrix");
@@ -329,19 +346,6 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     }
     form.ops.push_back(def);
     return form;
-  }
-  if (auto mul = dyn_cast<od::MulOp>(def); mul && quantized) {
-    QuantizedProduct q;
-    int found = quantized(mul, q, why);
-    if (found < 0)
-      return failure();
-    if (found > 0) {
-      if (failed(addProduct(q.a, q.w, false, 1.0f)))
-        return failure();
-      form.ops.append(q.ops.begin(), q.ops.end());
-      form.quantized = true;
-      return form;
-    }
   }
   if (auto mul = dyn_cast<od::MulOp>(def)) {
     // A computed [batch, N] value times a per-feature constant: a diagonal
@@ -458,7 +462,8 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     inner->ops.push_back(def);
     return inner;
   }
-  return fail("'" + def->getName().getStringRef() +
+  StringRef type = od::getOnnxOpType(def);
+  return fail("'" + (type.empty() ? def->getName().getStringRef() : type) +
               "' in a gate pre-activation is not linear");
 }
 
@@ -494,9 +499,9 @@ public:
         quantizedPrecision(quantizedPrecision.str()), func(func),
         ctx(func.getContext()),
         consts(std::make_unique<od::ConstantBuilder>(func)) {
-    analyzer.quantized = [this](od::MulOp mul, QuantizedProduct &q,
+    analyzer.quantized = [this](Operation *op, QuantizedProduct &q,
                                 std::string &why) {
-      return matchQuantizedProduct(mul, q, why);
+      return matchQuantizedProduct(op, q, why);
     };
   }
   void run();
@@ -511,11 +516,14 @@ private:
   void materializeComputedWeights();
   /// Loop bodies read the values they carry unchanged from outside.
   void readInvariantCarriedValues();
-  /// LinearAnalyzer::quantized: quantize_dynamic's MatMuls.
-  int matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
+  /// LinearAnalyzer::quantized: onnxruntime.quantization's MatMuls.
+  int matchQuantizedProduct(Operation *op, QuantizedProduct &q,
                             std::string &why);
-  /// The dequantized f32 weight of each (Wq, zero point, scale) triple.
-  std::map<std::tuple<void *, void *, void *>, Value> dequantized;
+  /// The f32 weight `(wq - zp) * scale` (along `axis`), made once per
+  /// (wq, zp, scale, axis); null with `why` set when it cannot be.
+  Value dequantizedWeight(Location loc, Value wq, Value scale, Value zp,
+                          int64_t axis, std::string &why);
+  std::map<std::tuple<void *, void *, void *, int64_t>, Value> dequantized;
   /// The precision attribute of a cell read through quantized MatMuls.
   void markQuantized(Operation *cell, ArrayRef<const LinearForm *> forms);
   MLIRContext &getContext() { return *ctx; }
@@ -657,9 +665,12 @@ void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
       if (erasedOps.contains(op) || !isa<od::NodeOp>(op) || !op->use_empty())
         continue;
       auto node = cast<od::NodeOp>(op);
-      bool quantOp = (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
-                     (node.getOpType() == "MatMulInteger" ||
-                      node.getOpType() == "DynamicQuantizeLinear");
+      bool quantOp =
+          (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
+          llvm::is_contained({"MatMulInteger", "DynamicQuantizeLinear",
+                              "QuantizeLinear", "DequantizeLinear",
+                              "QLinearMatMul"},
+                             node.getOpType());
       auto act = op->getNumResults() == 1
                      ? rnn::getActivation(op->getResult(0))
                      : std::nullopt;
@@ -858,11 +869,13 @@ Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
   return consts->getF32(loc, "zero_state", {batch, hidden}, z);
 }
 
-/// A GEMM of the exporter's: MatMul, Gemm, or a quantized MatMulInteger.
+/// A GEMM of the exporter's: MatMul, Gemm, or a quantized MatMulInteger or
+/// QLinearMatMul.
 static bool isGemm(Operation *op) {
   auto node = dyn_cast<od::NodeOp>(op);
   return isa<od::GemmOp, od::MatMulOp>(op) ||
-         (node && node.getOpType() == "MatMulInteger");
+         (node && (node.getOpType() == "MatMulInteger" ||
+                   node.getOpType() == "QLinearMatMul"));
 }
 
 /// Gives `cell` the ONNX attributes for `acts` unless they are `defaults`
@@ -1839,16 +1852,62 @@ void CellRecognizer::importLayer(Operation *op) {
   ++numLayers;
 }
 
-/// What onnxruntime.quantization.quantize_dynamic writes for a MatMul(a, W):
-///   q, s, zp = DynamicQuantizeLinear(a)          (u8, per tensor, asymmetric)
-///   Mul(Cast<float>(MatMulInteger(q, Wq, zp, Wzp)), Mul(s, Ws))
-/// with Wq an int8/uint8 constant [K, N] and Wzp, Ws constants per tensor or
-/// per column. That is a · W with W = (Wq - Wzp) * Ws, exactly the weight the
-/// model was quantized from up to its rounding; the activation's own
-/// quantization is the int8 kernels' business (the cell asks for int8, as
-/// an imported DynamicQuantizeLSTM does). The ONNX target keeps the nodes
-/// (import-quantized off): ONNX Runtime runs them as they are.
-int CellRecognizer::matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
+Value CellRecognizer::dequantizedWeight(Location loc, Value wq, Value scale,
+                                        Value zp, int64_t axis,
+                                        std::string &why) {
+  wq = od::skipIdentities(wq);
+  scale = od::skipIdentities(scale);
+  if (zp && isa<NoneType>(zp.getType()))
+    zp = Value();
+  if (zp)
+    zp = od::skipIdentities(zp);
+  auto key = std::make_tuple(wq.getAsOpaquePointer(),
+                             zp ? zp.getAsOpaquePointer() : nullptr,
+                             scale.getAsOpaquePointer(), axis);
+  auto cached = dequantized.find(key);
+  if (cached != dequantized.end())
+    return cached->second;
+  std::string whyNot;
+  auto w = od::dequantizeConstant(wq, scale, zp, axis, whyNot);
+  if (failed(w)) {
+    why = "a quantized MatMul's weight: " + whyNot;
+    return Value();
+  }
+  if (w->shape.size() != 2) {
+    why = "a quantized MatMul's weight is not a matrix";
+    return Value();
+  }
+  Value c = consts->getF32(loc, "W_dequantized", w->shape, w->values);
+  dequantized.try_emplace(key, c);
+  return c;
+}
+
+/// The three forms onnxruntime.quantization writes for a MatMul(a, W), each
+/// read as a · W with W = (Wq - Wzp) * Ws, exactly the weight the model was
+/// quantized from up to its rounding (one f32 rounding, as ONNX Runtime
+/// dequantizes):
+/// - quantize_dynamic (at the Mul):
+///     q, s, zp = DynamicQuantizeLinear(a)        (u8, per tensor, asymmetric)
+///     Mul(Cast<float>(MatMulInteger(q, Wq, zp, Wzp)), Mul(s, Ws))
+/// - quantize_static, QDQ format (at the MatMul, or at the
+///   DequantizeLinear(QuantizeLinear(.., ys, yz), ys, yz) quantizing its
+///   product):
+///     MatMul(DequantizeLinear(QuantizeLinear(a, s, z), s, z),
+///            DequantizeLinear(Wq, Ws, Wzp))
+///   (without any activation's QuantizeLinear/DequantizeLinear only the
+///   weight is quantized: a · W is then exact and the cell stays f32);
+/// - quantize_static, QOperator format (at the DequantizeLinear):
+///     DequantizeLinear(QLinearMatMul(QuantizeLinear(a, s, z), s, z,
+///                                    Wq, Ws, Wzp, ys, yz), ys, yz)
+/// Wq an int8/uint8 constant [K, N], Wzp and Ws constants per tensor or per
+/// column (per row too through DequantizeLinear's axis). The activation's
+/// quantization (dynamic, or the static scale the model was calibrated with)
+/// and the requantization of its product (QLinearMatMul's, QDQ's) are the
+/// int8 kernels' business: they quantize x and h per row and step to their range (the
+/// cell asks for int8, as an imported DynamicQuantizeLSTM does). The ONNX
+/// target keeps the nodes (import-quantized off): ONNX Runtime runs them as
+/// they are.
+int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
                                           std::string &why) {
   auto nodeOf = [](Value v, StringRef type) -> od::NodeOp {
     auto n = od::skipIdentities(v).getDefiningOp<od::NodeOp>();
@@ -1858,93 +1917,176 @@ int CellRecognizer::matchQuantizedProduct(od::MulOp mul, QuantizedProduct &q,
   auto same = [](Value a, Value b) {
     return od::skipIdentities(a) == od::skipIdentities(b);
   };
-  for (auto [product, scales] : {std::pair(mul.getA(), mul.getB()),
-                                 std::pair(mul.getB(), mul.getA())}) {
-    auto toFloat = od::skipIdentities(product).getDefiningOp<od::CastOp>();
-    if (!toFloat || toFloat.getTo() != 1) // FLOAT
-      continue;
-    od::NodeOp mmi = nodeOf(toFloat.getInput(), "MatMulInteger");
-    if (!mmi || mmi.getInputs().size() < 3 || mmi->getNumResults() != 1)
-      continue;
-    od::NodeOp dql = nodeOf(mmi.getInputs()[0], "DynamicQuantizeLinear");
-    if (!dql || dql->getNumResults() != 3 || dql.getInputs().size() != 1 ||
-        !same(mmi.getInputs()[0], dql->getResult(0)) ||
-        !same(mmi.getInputs()[2], dql->getResult(2)))
-      continue;
-    auto sm = od::skipIdentities(scales).getDefiningOp<od::MulOp>();
-    if (!sm)
-      continue;
-    Value ws = same(sm.getA(), dql->getResult(1))   ? sm.getB()
-               : same(sm.getB(), dql->getResult(1)) ? sm.getA()
-                                                    : Value();
-    if (!ws)
-      continue;
-    // quantize_dynamic's MatMul: from here on a refusal says why.
-    if (!importQuantized) {
-      why = "a quantized MatMul (MatMulInteger) stays as it is for ONNX "
-            "Runtime (the compiled targets import it as an int8 layer)";
+  auto input = [](od::NodeOp n, unsigned i) {
+    Value v = i < n.getInputs().size() ? n.getInputs()[i] : Value();
+    return v && isa<NoneType>(v.getType()) ? Value() : v;
+  };
+  auto intAttr = [](od::NodeOp n, StringRef name, int64_t dflt) {
+    DictionaryAttr attrs = n.getAttrsAttr();
+    auto a = attrs ? dyn_cast_or_null<IntegerAttr>(attrs.get(name)) : nullptr;
+    return a ? a.getInt() : dflt;
+  };
+  auto keep = [&](StringRef what) {
+    why = ("a quantized MatMul (" + what +
+           ") stays as it is for ONNX Runtime (the compiled targets import it "
+           "as an int8 layer)")
+              .str();
+    return -1;
+  };
+  // Equal per-tensor quantization parameters: the same values, or equal
+  // constants (a missing zero point is 0).
+  auto sameParams = [&](Value s1, Value z1, Value s2, Value z2) {
+    auto s1c = od::getConstantF32(od::skipIdentities(s1));
+    auto s2c = od::getConstantF32(od::skipIdentities(s2));
+    if (!s1c || !s2c || s1c->numElements() != 1 || s2c->numElements() != 1 ||
+        s1c->values[0] != s2c->values[0])
+      return false;
+    if (z1 && z2 && same(z1, z2))
+      return true;
+    auto zeroPoint = [](Value z) -> std::optional<int64_t> {
+      if (!z)
+        return 0;
+      ElementsAttr a = od::getConstantAttr(od::skipIdentities(z));
+      if (!a || !a.getElementType().isInteger(8) || a.getNumElements() != 1)
+        return std::nullopt;
+      auto bytes = od::getRawBytes(a, 1);
+      if (!bytes || bytes->size() != 1)
+        return std::nullopt;
+      return a.getElementType().isUnsignedInteger()
+                 ? (int64_t)(uint8_t)(*bytes)[0]
+                 : (int64_t)(int8_t)(*bytes)[0];
+    };
+    auto a = zeroPoint(z1), b = zeroPoint(z2);
+    return a && b && *a == *b;
+  };
+  // `v` = DequantizeLinear(QuantizeLinear(a, s, z), s, z) per tensor: `a`.
+  auto fakeQuantized = [&](od::NodeOp dq) -> Value {
+    od::NodeOp qn = nodeOf(input(dq, 0), "QuantizeLinear");
+    if (!qn || !input(qn, 0) || !input(qn, 1) || !input(dq, 1) ||
+        !sameParams(input(qn, 1), input(qn, 2), input(dq, 1), input(dq, 2)))
+      return Value();
+    return input(qn, 0);
+  };
+
+  if (auto mul = dyn_cast<od::MulOp>(op)) {
+    for (auto [product, scales] : {std::pair(mul.getA(), mul.getB()),
+                                   std::pair(mul.getB(), mul.getA())}) {
+      auto toFloat = od::skipIdentities(product).getDefiningOp<od::CastOp>();
+      if (!toFloat || toFloat.getTo() != 1) // FLOAT
+        continue;
+      od::NodeOp mmi = nodeOf(toFloat.getInput(), "MatMulInteger");
+      if (!mmi || mmi.getInputs().size() < 3 || mmi->getNumResults() != 1)
+        continue;
+      od::NodeOp dql = nodeOf(mmi.getInputs()[0], "DynamicQuantizeLinear");
+      if (!dql || dql->getNumResults() != 3 || dql.getInputs().size() != 1 ||
+          !same(mmi.getInputs()[0], dql->getResult(0)) ||
+          !same(mmi.getInputs()[2], dql->getResult(2)))
+        continue;
+      auto sm = od::skipIdentities(scales).getDefiningOp<od::MulOp>();
+      if (!sm)
+        continue;
+      Value ws = same(sm.getA(), dql->getResult(1))   ? sm.getB()
+                 : same(sm.getB(), dql->getResult(1)) ? sm.getA()
+                                                      : Value();
+      if (!ws)
+        continue;
+      // quantize_dynamic's MatMul: from here on a refusal says why.
+      if (!importQuantized)
+        return keep("MatMulInteger");
+      q.w = dequantizedWeight(mmi.getLoc(), mmi.getInputs()[1], ws,
+                              input(mmi, 3), 1, why);
+      if (!q.w)
+        return -1;
+      q.a = dql.getInputs()[0];
+      q.ops = {mul, toFloat, mmi, dql, sm};
+      return 1;
+    }
+    return 0;
+  }
+
+  auto qdqProduct = [&](od::MatMulOp mm) {
+    od::NodeOp dqw = nodeOf(mm.getB(), "DequantizeLinear");
+    if (!dqw)
+      return 0;
+    if (!importQuantized)
+      return keep("DequantizeLinear weights, QDQ");
+    if (intAttr(dqw, "block_size", 0) != 0) {
+      why = "a quantized MatMul's weight is quantized in blocks (block_size)";
       return -1;
     }
-    Value wqv = od::skipIdentities(mmi.getInputs()[1]);
-    Value zpv = mmi.getInputs().size() > 3 ? od::skipIdentities(mmi.getInputs()[3])
-                                           : Value();
-    if (zpv && isa<NoneType>(zpv.getType()))
-      zpv = Value();
-    ws = od::skipIdentities(ws);
-    auto key = std::make_tuple(wqv.getAsOpaquePointer(),
-                               zpv ? zpv.getAsOpaquePointer() : nullptr,
-                               ws.getAsOpaquePointer());
-    auto cached = dequantized.find(key);
-    if (cached == dequantized.end()) {
-      ElementsAttr wa = od::getConstantAttr(wqv);
-      ElementsAttr za = zpv ? od::getConstantAttr(zpv) : ElementsAttr();
-      auto sc = od::getConstantF32(ws);
-      if (!wa || (zpv && !za) || !sc) {
-        why = "a quantized MatMul's weight, zero point or scale is not a "
-              "constant";
+    q.w = dequantizedWeight(dqw.getLoc(), input(dqw, 0), input(dqw, 1),
+                            input(dqw, 2), intAttr(dqw, "axis", 1), why);
+    if (!q.w)
+      return -1;
+    q.a = mm.getA();
+    q.quantized = false;
+    q.ops = {mm, dqw};
+    if (od::NodeOp dqa = nodeOf(mm.getA(), "DequantizeLinear")) {
+      Value a = fakeQuantized(dqa);
+      if (!a) {
+        why = "a quantized MatMul's input is not a QuantizeLinear and "
+              "DequantizeLinear pair with one scale and zero point";
         return -1;
       }
-      Type et = wa.getElementType();
-      auto shape = cast<ShapedType>(wa.getType()).getShape();
-      if (!et.isInteger(8) || (za && za.getElementType() != et) ||
-          shape.size() != 2) {
-        why = "a quantized MatMul's weight is not an int8/uint8 matrix with a "
-              "zero point of its type";
-        return -1;
-      }
-      int64_t k = shape[0], n = shape[1];
-      auto wb = od::getRawBytes(wa, 1);
-      std::optional<std::vector<char>> zb;
-      if (za)
-        zb = od::getRawBytes(za, 1);
-      int64_t zn = zb ? (int64_t)zb->size() : 1, sn = sc->numElements();
-      if (!wb || (za && !zb) || (zn != 1 && zn != n) || (sn != 1 && sn != n)) {
-        why = "a quantized MatMul's zero point or scale is neither per tensor "
-              "nor per column";
-        return -1;
-      }
-      bool isUnsigned = et.isUnsignedInteger();
-      auto val = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
-        return isUnsigned ? (int32_t)(uint8_t)bytes[i] : (int32_t)(int8_t)bytes[i];
-      };
-      std::vector<float> w(k * n);
-      for (int64_t r = 0; r < k; ++r)
-        for (int64_t c = 0; c < n; ++c) {
-          int32_t z = zb ? val(*zb, zn == 1 ? 0 : c) : 0;
-          w[r * n + c] =
-              (float)(val(*wb, r * n + c) - z) * sc->values[sn == 1 ? 0 : c];
-        }
-      cached = dequantized
-                   .try_emplace(key, consts->getF32(mmi.getLoc(), "W_dequantized",
-                                                    {k, n}, w))
-                   .first;
+      q.a = a;
+      q.quantized = true;
+      q.ops.push_back(dqa);
+      q.ops.push_back(nodeOf(input(dqa, 0), "QuantizeLinear"));
     }
-    q.a = dql.getInputs()[0];
-    q.w = cached->second;
-    q.ops = {mul, toFloat, mmi, dql, sm};
+    return 1;
+  };
+  if (auto mm = dyn_cast<od::MatMulOp>(op))
+    return qdqProduct(mm);
+
+  auto dq = dyn_cast<od::NodeOp>(op);
+  if (!dq || op->getNumResults() != 1 ||
+      dq != nodeOf(op->getResult(0), "DequantizeLinear"))
+    return 0;
+  // QDQ with the product quantized too (quantize_static writes that for a
+  // MatMul): DequantizeLinear(QuantizeLinear(MatMul(...), ys, yz), ys, yz).
+  if (od::NodeOp qy = nodeOf(input(dq, 0), "QuantizeLinear")) {
+    auto mm = input(qy, 0) ? od::skipIdentities(input(qy, 0))
+                                 .getDefiningOp<od::MatMulOp>()
+                           : od::MatMulOp();
+    if (!mm || !nodeOf(mm.getB(), "DequantizeLinear"))
+      return 0;
+    if (!input(dq, 1) || !input(qy, 1) ||
+        !sameParams(input(qy, 1), input(qy, 2), input(dq, 1), input(dq, 2))) {
+      why = "a quantized MatMul's product is not requantized by a "
+            "QuantizeLinear and DequantizeLinear pair with one scale and zero "
+            "point";
+      return -1;
+    }
+    int found = qdqProduct(mm);
+    if (found <= 0)
+      return found;
+    q.quantized = true;
+    q.ops.push_back(dq);
+    q.ops.push_back(qy);
     return 1;
   }
-  return 0;
+  od::NodeOp qmm = nodeOf(input(dq, 0), "QLinearMatMul");
+  if (!qmm || qmm.getInputs().size() != 8 || qmm->getNumResults() != 1)
+    return 0;
+  if (!importQuantized)
+    return keep("QLinearMatMul");
+  od::NodeOp qa = nodeOf(input(qmm, 0), "QuantizeLinear");
+  if (!qa || !input(qa, 0) || !input(qa, 1) ||
+      !sameParams(input(qa, 1), input(qa, 2), input(qmm, 1), input(qmm, 2)) ||
+      !input(dq, 1) ||
+      !sameParams(input(qmm, 6), input(qmm, 7), input(dq, 1), input(dq, 2))) {
+    why = "a QLinearMatMul's input is not quantized by a QuantizeLinear, or "
+          "its output not dequantized, with its own scale and zero point";
+    return -1;
+  }
+  // b's scale and zero point: per tensor or per column (its last axis).
+  q.w = dequantizedWeight(qmm.getLoc(), input(qmm, 3), input(qmm, 4),
+                          input(qmm, 5), -1, why);
+  if (!q.w)
+    return -1;
+  q.a = input(qa, 0);
+  q.ops = {dq, qmm, qa};
+  return 1;
 }
 
 void CellRecognizer::markQuantized(Operation *cell,
@@ -1953,6 +2095,36 @@ void CellRecognizer::markQuantized(Operation *cell,
       llvm::any_of(forms, [](const LinearForm *f) { return f->quantized; }))
     cell->setAttr(rnn::kPrecisionAttr,
                   StringAttr::get(cell->getContext(), quantizedPrecision));
+}
+
+/// Whether a QuantizeLinear is one of a quantized MatMul's own (which the
+/// int8 layers stand for, see matchQuantizedProduct): it quantizes a
+/// MatMul's product, or every use of its value is a MatMul's input (through
+/// a DequantizeLinear, or a QLinearMatMul directly).
+static bool quantizesAProduct(od::NodeOp q) {
+  auto isNode = [](Operation *op, StringRef type) {
+    auto n = dyn_cast<od::NodeOp>(op);
+    return n && n.getOpType() == type;
+  };
+  auto isProduct = [&](Operation *op) {
+    return op && (isa<od::MatMulOp>(op) || isNode(op, "QLinearMatMul"));
+  };
+  if (q.getInputs().empty() || q->getNumResults() < 1)
+    return false;
+  if (isProduct(od::skipIdentities(q.getInputs()[0]).getDefiningOp()))
+    return true;
+  if (q->getResult(0).use_empty())
+    return false;
+  for (Operation *user : q->getResult(0).getUsers()) {
+    if (isNode(user, "QLinearMatMul"))
+      continue;
+    if (!isNode(user, "DequantizeLinear") || user->getNumResults() != 1)
+      return false;
+    for (Operation *u : user->getResult(0).getUsers())
+      if (!isProduct(u))
+        return false;
+  }
+  return true;
 }
 
 /// A recurrence nobody fused must not pass unnoticed: the remarks of the
@@ -1977,9 +2149,16 @@ void CellRecognizer::remarkUnfusedRecurrences() {
     else if (node && node.getOpType() == "MatMulInteger" &&
              node.getInputs().size() >= 2)
       w = node.getInputs()[1];
+    else if (node && node.getOpType() == "QLinearMatMul" &&
+             node.getInputs().size() >= 4)
+      w = node.getInputs()[3];
     else
       continue;
     w = od::skipIdentities(w);
+    // A weight dequantized from a constant (QDQ): that constant.
+    if (auto dq = w.getDefiningOp<od::NodeOp>();
+        dq && dq.getOpType() == "DequantizeLinear" && !dq.getInputs().empty())
+      w = od::skipIdentities(dq.getInputs()[0]);
     if (od::getConstantAttr(w))
       apps[w].push_back(&op);
   }
@@ -2004,6 +2183,9 @@ void CellRecognizer::remarkUnfusedRecurrences() {
   };
   SmallVector<bool> recurrent(weights.size(), false);
   SmallVector<SmallVector<unsigned>> reaches(weights.size());
+  // A QuantizeLinear on the way back: the model rounds values inside the
+  // recurrence (quantize_static's QDQ beyond the MatMuls' inputs).
+  SmallVector<Operation *> rounding(weights.size(), nullptr);
   for (auto [k, w] : llvm::enumerate(weights)) {
     Operation *last = apps[w].back();
     SmallVector<Value> work = {last->getOperand(0)};
@@ -2012,6 +2194,10 @@ void CellRecognizer::remarkUnfusedRecurrences() {
       Operation *def = work.pop_back_val().getDefiningOp();
       if (!def || def->getBlock() != &body || !seen.insert(def).second)
         continue;
+      if (auto n = dyn_cast<od::NodeOp>(def);
+          n && n.getOpType() == "QuantizeLinear" && !rounding[k] &&
+          !quantizesAProduct(n))
+        rounding[k] = def;
       auto it = groupOf.find(def);
       if (it != groupOf.end()) {
         if (it->second == k)
@@ -2033,21 +2219,29 @@ void CellRecognizer::remarkUnfusedRecurrences() {
     if (recurrent[k])
       sets[find(k)].push_back(k);
   for (auto &[root, members] : sets) {
-    Operation *first = nullptr;
+    Operation *first = nullptr, *quantize = nullptr;
     size_t steps = 0;
     for (unsigned k : members) {
+      if (!quantize)
+        quantize = rounding[k];
       Operation *op = apps[weights[k]].front();
       if (!first || op->isBeforeInBlock(first))
         first = op;
       steps = std::max(steps, apps[weights[k]].size());
     }
-    first->emitRemark()
-        << "not fused: a recurrence is left as it is: " << members.size()
-        << " constant weight" << (members.size() == 1 ? " is" : "s are")
-        << " applied at " << steps
-        << " steps, each to values computed from an earlier application, "
-           "and no cell form matched it (earlier remarks name the near "
-           "misses)";
+    auto diag = first->emitRemark();
+    diag << "not fused: a recurrence is left as it is: " << members.size()
+         << " constant weight" << (members.size() == 1 ? " is" : "s are")
+         << " applied at " << steps
+         << " steps, each to values computed from an earlier application, "
+            "and no cell form matched it (earlier remarks name the near "
+            "misses)";
+    if (quantize)
+      diag << "; the model rounds a value inside the cell to integers "
+              "(QuantizeLinear '"
+           << od::getNodeName(quantize)
+           << "') and uses it beyond a MatMul's input, which a fused layer "
+              "would not do";
     ++numUnfusedRecurrences;
   }
 }

@@ -47,6 +47,21 @@ std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
 std::optional<F32Tensor> foldConstantF32(mlir::Value v,
                                          int64_t maxElements = int64_t(1) << 26);
 
+/// `(q - zero_point) * scale` for a constant int8/uint8 tensor `q`, as
+/// ONNX's DequantizeLinear computes it (one f32 rounding): `scale` (f32) and
+/// `zeroPoint` (of q's type; a null or none value is 0) constants with one
+/// element, or one per index of `axis` of q. Fails with `why` set otherwise,
+/// or past `maxElements`.
+llvm::FailureOr<F32Tensor> dequantizeConstant(mlir::Value q, mlir::Value scale,
+                                              mlir::Value zeroPoint,
+                                              int64_t axis, std::string &why,
+                                              int64_t maxElements = int64_t(1)
+                                                                    << 26);
+
+/// The ONNX node an op comes from: the first NameLoc of its location (as
+/// the importer sets it), else its first output name, else "<unnamed>".
+std::string getNodeName(mlir::Operation *op);
+
 /// The integer values of `v` (i32/i64, flattened) when known at compile
 /// time: constants, and the shape arithmetic exporters emit over them
 /// (Shape of a static tensor, Gather, integer Add/Sub/Mul/Div, Concat,
