@@ -13,12 +13,20 @@ one call over N frames):
   * the same compiled with --state=auto, streamed: Model.stream().run per
     chunk (the state stays in the stream);
   * the whole recording in one call: Stream.run_chunks (time per chunk: the
-    model's own work; stream median minus it: the per-call overhead).
+    model's own work; stream median minus it: the per-call overhead);
+  * the whole recording batched: the model compiled with
+    --stream-to-sequence=K (--block, default 125: a block's intermediates fit
+    the L2 cache) --state=auto, 1 and 2 threads, run_chunks over the blocks:
+    what does not read the state runs once per block of K chunks, the LSTM
+    once over their steps;
+  * ONNX Runtime on lstm-opt's batched ONNX model (--stream-to-sequence=N,
+    all N chunks in one call).
 Reports the median and min time per chunk over --chunks chunks (after
 --warmup), the ratios, and the largest difference of the compiled model's
 probabilities from ONNX Runtime's. Writes bench/results/silero_stream.{md,json}.
 
 Usage: silero_stream.py [--lstm-opt build/bin/lstm-opt] [--models DIR] [--chunks 1000]
+                        [--block 125]
 """
 import argparse
 import json
@@ -75,6 +83,8 @@ def main():
     ap.add_argument("--models", default=os.path.expanduser("~/.cache/lstm-opt/models/silero-vad-6.2.3"))
     ap.add_argument("--chunks", type=int, default=1000)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--block", type=int, default=125,
+                    help="chunks per call of the batched library")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "silero_stream"))
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="silero-bench-")
@@ -106,6 +116,23 @@ def main():
         subprocess.run([c if c != so else so_state for c in cmd] + ["--state=auto"],
                        check=True, capture_output=True)
         stream = Model(so_state).stream()
+        # The batched block libraries (K chunks per call), 1 and 2 threads,
+        # and the batched ONNX model over all chunks.
+        K = a.block
+        blocks = {}
+        for threads in (1, 2):
+            so_block = os.path.join(work, f"{name}.block{K}.t{threads}.so")
+            subprocess.run([c if c != so else so_block for c in cmd if c != "--threads=1"]
+                           + ["--state=auto", f"--threads={threads}",
+                              f"--stream-to-sequence={K}"], check=True, capture_output=True)
+            blocks[threads] = Model(so_block).stream()
+        seq_path = os.path.join(work, name + ".seq.onnx")
+        seq_cmd = [a.lstm_opt, src, "-o", seq_path, "--input-shape=input=1x576",
+                   "--input-shape=state=2x1x128", f"--stream-to-sequence={len(chunks)}"]
+        if "sr" in names:
+            seq_cmd += ["--input-shape=sr=scalar", "--bind=sr=16000"]
+        subprocess.run(seq_cmd, check=True, capture_output=True)
+        seq = session(seq_path)
 
         def ort_call(sess):
             def call(x, state):
@@ -138,6 +165,25 @@ def main():
             t0 = time.perf_counter()
             p_whole = stream.run_chunks({"input": stacked})["output"]
             whole.append((time.perf_counter() - t0) * 1e3 / len(chunks))
+        # Batched: blocks of K chunks (the recording cut to whole blocks).
+        nb = len(chunks) // K
+        blocked = stacked[:nb * K].reshape((nb, K) + stacked.shape[1:])
+        batched, p_batched = {}, None
+        for threads, bs in blocks.items():
+            times = []
+            for _ in range(5):
+                bs.reset()
+                t0 = time.perf_counter()
+                p_b = bs.run_chunks({"input": blocked})["output"]
+                times.append((time.perf_counter() - t0) * 1e3 / (nb * K))
+            batched[threads] = min(times)
+            p_batched = p_b if p_batched is None else p_batched
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            p_seq = seq.run(None, {"input": stacked, "state": np.zeros((2, 1, 128), np.float32)})[0]
+            times.append((time.perf_counter() - t0) * 1e3 / len(chunks))
+        ort_seq = min(times)
         # ONNX Runtime's chunk loop over the whole recording, for the ratio.
         t0 = time.perf_counter()
         time_stream(ort_call(orig), chunks, 0)
@@ -154,7 +200,13 @@ def main():
                      "max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_comp)))),
                      "stream_max_prob_diff": float(np.max(np.abs(np.array(p_orig) - np.array(p_stream)))),
                      "run_chunks_max_prob_diff": float(np.max(np.abs(np.array(p_orig) -
-                                                                     np.ravel(p_whole))))})
+                                                                     np.ravel(p_whole)))),
+                     "block": K, "batched_ms_per_chunk": batched,
+                     "batched_max_prob_diff": float(np.max(np.abs(
+                         np.ravel(p_orig)[:nb * K] - np.ravel(p_batched)))),
+                     "ort_batched_onnx_ms_per_chunk": ort_seq,
+                     "ort_batched_onnx_max_prob_diff": float(np.max(np.abs(
+                         np.ravel(p_orig) - np.ravel(p_seq))))})
         print(name, {k: round(v, 4) for k, v in med.items()}, flush=True)
     meta = {"cpu": cpu_name(), "isa": isa(), "cores": os.cpu_count(), "chunks": a.chunks,
             "onnxruntime": ort.__version__, "threads": 1, "sample_rate": sr}
@@ -178,7 +230,23 @@ def main():
                      f"{max(r['max_prob_diff'], r['stream_max_prob_diff'], r['run_chunks_max_prob_diff']):.1e} |")
     lines += ["", "Medians; the JSON file has the minima too. The stream is the model compiled "
               "with --state=auto through Model.stream().run; run_chunks streams the whole "
-              "recording in one call (best of 5, per chunk)."]
+              "recording in one call (best of 5, per chunk).", "",
+              f"The whole recording batched (ms per chunk, best of 5): the model compiled with "
+              f"--stream-to-sequence=K --state=auto (a stream whose calls take K chunks; the "
+              f"ops that do not read the state run once per block, the LSTM once over the "
+              f"block's steps), run_chunks over the blocks; and ONNX Runtime on lstm-opt's "
+              f"batched ONNX model, all chunks in one call. Ratios against ONNX Runtime's "
+              f"chunk loop on the original (1 thread).", "",
+              "| model | K | ORT chunk loop | batched, 1 thread | vs ORT | batched, 2 threads "
+              "| vs ORT | max |p - p_ORT| | ORT on batched ONNX | vs ORT loop | max |p - p_ORT| |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        b, loop = r["batched_ms_per_chunk"], r["ort_loop_ms_per_chunk"]
+        lines.append(f"| {r['model']} | {r['block']} | {loop:.4f} | {b[1]:.4f} | "
+                     f"{loop / b[1]:.2f}x | {b[2]:.4f} | {loop / b[2]:.2f}x | "
+                     f"{r['batched_max_prob_diff']:.1e} | {r['ort_batched_onnx_ms_per_chunk']:.4f} | "
+                     f"{loop / r['ort_batched_onnx_ms_per_chunk']:.2f}x | "
+                     f"{r['ort_batched_onnx_max_prob_diff']:.1e} |")
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

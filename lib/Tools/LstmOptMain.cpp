@@ -108,10 +108,22 @@ llvm::cl::list<std::string> ireeFlags(
 llvm::cl::opt<int64_t> streamToSequence(
     "stream-to-sequence",
     llvm::cl::desc("--target=onnx: write a streaming model that takes N "
-                   "chunks in one call (an ONNX Loop over the chunks, the "
-                   "state pairs of --state, default auto, carried; the other "
-                   "inputs and outputs with a leading axis of N)"),
+                   "chunks in one call (batched, or an ONNX Loop over the "
+                   "chunks: --stream-form; the state pairs of --state, "
+                   "default auto, carried; the other inputs and outputs "
+                   "with a leading axis of N)"),
     llvm::cl::value_desc("N"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
+
+llvm::cl::opt<std::string> streamForm(
+    "stream-form",
+    llvm::cl::desc("--stream-to-sequence: auto (default: the chunks batched "
+                   "where that computes exactly what N calls do: the ops "
+                   "that do not read the state run once over all chunks, "
+                   "each recurrent layer once over all their steps; else "
+                   "an ONNX Loop over the chunks, with a remark saying "
+                   "why), batched (an error where they cannot be) or loop"),
+    llvm::cl::value_desc("auto|batched|loop"), llvm::cl::init("auto"),
+    llvm::cl::cat(lstmOptCategory));
 
 llvm::cl::opt<bool> bundleRuntime(
     "bundle-runtime",
@@ -464,7 +476,10 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
     if (failed(config.setupPassPipeline(pm)))
       return 1;
-  } else if (onnxInput && target == "onnx") {
+  } else if (onnxInput &&
+             (target == "onnx" || (target == "cpu" && streamToSequence != 0))) {
+    // (--target=cpu --stream-to-sequence: the layers fused first, then the
+    // chunks batched, then compiled.)
     buildDefaultPipeline(pm);
   }
   start = std::chrono::steady_clock::now();
@@ -524,10 +539,21 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
         cudnn::fasterThanGeneratedKernels(cpuOptions.gpuChip, 1, 1, why).has_value();
   }
   if (streamToSequence != 0) {
-    if (target != "onnx") {
+    if (target != "onnx" && target != "cpu") {
       llvm::errs() << "lstm-opt: error: --stream-to-sequence is for "
-                      "--target=onnx (a compiled library streams with "
-                      "--state and run_chunks)\n";
+                      "--target=onnx or cpu\n";
+      return 1;
+    }
+    if (target == "cpu" && explicitPasses) {
+      llvm::errs() << "lstm-opt: error: --stream-to-sequence with "
+                      "--target=cpu runs the default pipeline; it takes no "
+                      "named passes\n";
+      return 1;
+    }
+    if (target == "cpu" && streamForm == "loop") {
+      llvm::errs() << "lstm-opt: error: --target=cpu --stream-to-sequence "
+                      "compiles the batched form (a compiled library runs "
+                      "its chunks one by one with --state and run_chunks)\n";
       return 1;
     }
     PassManager spm(&context, ModuleOp::getOperationName());
@@ -537,10 +563,15 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     rnn::ONNXStreamToSequencePassOptions stream;
     stream.chunks = streamToSequence;
     stream.state = cpuOptions.statePairs.empty() ? "auto" : cpuOptions.statePairs;
+    // A compiled library takes the batched form or nothing (a Loop would be
+    // unrolled chunk by chunk).
+    stream.form = target == "cpu" ? std::string("batched") : streamForm;
     spm.addPass(rnn::createONNXStreamToSequencePass(stream));
     if (failed(spm.run(*module)))
       return 1;
-    cpuOptions.statePairs.clear();
+    // --target=cpu keeps the pairs: a stream whose calls take N chunks each.
+    if (target == "onnx")
+      cpuOptions.statePairs.clear();
   }
   if (!cpuOptions.statePairs.empty() && target != "cpu") {
     llvm::errs() << "lstm-opt: error: --state is for --target=cpu (a compiled "

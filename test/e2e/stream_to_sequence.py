@@ -63,6 +63,9 @@ def main():
         spec = m.group(1).strip() if m else given[0].split("=", 1)[1]
         pairs = [tuple(s.strip().split("=")) for s in spec.split(",")]
         print(f"{name}: state pairs {', '.join(i + '=' + o for i, o in pairs)}", flush=True)
+        form = re.search(r"onnx-stream-to-sequence: (the \d+ chunks batched.*|a Loop over the chunks.*)",
+                         p.stderr)
+        print(f"{name}: {form.group(1) if form else 'a Loop over the chunks'}", flush=True)
         seq = onnx.load(out)
         init = {t.name for t in seq.graph.initializer}
         rng = np.random.default_rng(0)
@@ -85,11 +88,18 @@ def main():
         # The original, N calls, the state carried.
         orig = session(path)
         outs = [o.name for o in orig.get_outputs()]
+        # Inputs bound at compile time (--bind NAME=V): the original gets V.
+        bound = {}
+        for x in a.compile_arg:
+            if x.startswith("--bind="):
+                k, v = x[len("--bind="):].split("=", 1)
+                bound[k] = np.array(int(v), np.int64)
         state = dict(state0)
         per_chunk = {o: [] for o in outs}
         for k in range(N):
             feed = {n: np.asarray(v[k]) for n, v in stacked.items()}
             feed.update(state)
+            feed.update(bound)
             res = dict(zip(outs, orig.run(None, feed)))
             for o in outs:
                 per_chunk[o].append(res[o])

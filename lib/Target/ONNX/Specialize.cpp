@@ -172,6 +172,11 @@ LogicalResult lstm_opt::inlineShapeDecidedIfs(OwningOpRef<ModuleOp> &module,
     func::FuncOp func = graphFunction(*module);
     if (!func)
       return success();
+    // The ONNX library leaves a shape symbolic where it depends on values
+    // (silero-vad's reflect padding, sized by shape arithmetic); the
+    // dialect's rules, which evaluate that arithmetic, may know it.
+    if (options.shapeInference)
+      od::refineShapes(func);
     int n = inlineConstantIfs(func, /*remark=*/true);
     if (!n)
       return success();

@@ -99,3 +99,40 @@ func.func @outputs_refined(%x: tensor<2x8xf32>) -> (tensor<?x3xf32>, tensor<*xui
   %f = onnx.Cast(%m) {to = 1 : i64} : (tensor<*xi32>) -> tensor<?x3xf32>
   return %f, %q : tensor<?x3xf32>, tensor<*xui8>
 }
+
+// -----
+
+// Operators without a typed op whose result shapes the rules know:
+// silero-vad's reflect Pad (pads computed by shape arithmetic: here a
+// constant), its STFT Conv (stride 128, no padding), Pow/Sqrt, ReduceMean
+// (keepdims 0), a SAME_UPPER Conv with dilation, and a Pad with axes.
+// CHECK-LABEL: func.func @generic_shapes
+// CHECK: onnx.node "Pad"{{.*}} -> tensor<1x640xf32>
+// CHECK: onnx.node "Conv"{{.*}} -> tensor<1x258x4xf32>
+// CHECK: onnx.node "Pow"{{.*}} -> tensor<1x258x4xf32>
+// CHECK: onnx.node "Sqrt"{{.*}} -> tensor<1x258x4xf32>
+// CHECK: onnx.node "ReduceMean"{{.*}} -> tensor<1x4xf32>
+// CHECK: onnx.node "Conv"{{.*}} -> tensor<1x8x4xf32>
+// CHECK: onnx.node "Pad"{{.*}} -> tensor<1x258x9xf32>
+func.func @generic_shapes(%x: tensor<1x576xf32>) -> (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %pads = onnx.initializer "pads" dense<[0, 32, 0, 32]> : tensor<4xi64>
+  %w = onnx.initializer "w" dense<1.0> : tensor<258x1x256xf32>
+  %w2 = onnx.initializer "w2" dense<1.0> : tensor<8x258x3xf32>
+  %two = onnx.initializer "two" dense<2.0> : tensor<f32>
+  %ax = onnx.initializer "ax" dense<1> : tensor<1xi64>
+  %p2 = onnx.initializer "p2" dense<[2, 3]> : tensor<2xi64>
+  %a2 = onnx.initializer "a2" dense<[2]> : tensor<1xi64>
+  %none = onnx.none
+  %p = onnx.node "Pad"(%x, %pads) {attrs = {mode = "reflect"}} : (tensor<1x576xf32>, tensor<4xi64>) -> tensor<?x?xf32>
+  %u = onnx.Unsqueeze(%p, %ax) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?x?x?xf32>
+  %c = onnx.node "Conv"(%u, %w) {attrs = {strides = array<i64: 128>}} : (tensor<?x?x?xf32>, tensor<258x1x256xf32>) -> tensor<?x?x?xf32>
+  %q = onnx.node "Pow"(%c, %two) : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?x?xf32>
+  %s = onnx.node "Sqrt"(%q) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %m = onnx.node "ReduceMean"(%s) {attrs = {axes = array<i64: 1>, keepdims = 0 : i64}} : (tensor<?x?x?xf32>) -> tensor<?x?xf32>
+  %c2 = onnx.node "Conv"(%s, %w2) {attrs = {auto_pad = "SAME_UPPER", dilations = array<i64: 2>}} : (tensor<?x?x?xf32>, tensor<8x258x3xf32>) -> tensor<?x?x?xf32>
+  %pa = onnx.node "Pad"(%s, %p2, %none, %a2) : (tensor<?x?x?xf32>, tensor<2xi64>, none, tensor<1xi64>) -> tensor<?x?x?xf32>
+  %r1 = onnx.Identity(%m) : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %r2 = onnx.Identity(%c2) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %r3 = onnx.Identity(%pa) : (tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %r1, %r2, %r3 : tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}

@@ -397,6 +397,176 @@ nodeResultShape(NodeOp node, unsigned k,
     out.push_back(y[y.size() - 1]);
     return out;
   }
+  auto attrInts = [&](StringRef name) -> std::optional<SmallVector<int64_t>> {
+    auto attrs = node.getAttrs();
+    Attribute a = attrs ? attrs->get(name) : Attribute();
+    if (auto d = dyn_cast_or_null<DenseI64ArrayAttr>(a))
+      return SmallVector<int64_t>(d.asArrayRef());
+    return std::nullopt;
+  };
+  // Elementwise operators without a typed op: the input's shape, or the
+  // two inputs' broadcast.
+  static const llvm::StringSet<> unary = {
+      "Sqrt", "Exp", "Log", "Abs", "Erf", "Softplus", "Softsign", "Elu",
+      "Selu", "LeakyRelu", "HardSwish", "Reciprocal", "Floor", "Ceil",
+      "Round", "Sin", "Cos", "Sign", "Gelu", "Mish", "Celu",
+      "ThresholdedRelu"};
+  if (unary.contains(type) && ins.size() == 1 && k == 0) {
+    ShapedTypeComponents in = shapeOf(ins[0]);
+    if (!in.hasRank())
+      return std::nullopt;
+    return SmallVector<int64_t>(in.getDims());
+  }
+  if ((type == "Pow" || type == "Mod" || type == "PRelu") && ins.size() == 2 &&
+      k == 0) {
+    ShapedTypeComponents x = shapeOf(ins[0]), y = shapeOf(ins[1]);
+    if (!x.hasRank() || !y.hasRank())
+      return std::nullopt;
+    ArrayRef<int64_t> p = x.getDims(), q = y.getDims();
+    size_t rank = std::max(p.size(), q.size());
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t a = i + p.size() >= rank ? p[i + p.size() - rank] : 1;
+      int64_t c = i + q.size() >= rank ? q[i + q.size() - rank] : 1;
+      if (a == 1)
+        out.push_back(c);
+      else if (c == 1 || a == c)
+        out.push_back(a);
+      else if (ShapedType::isDynamic(a) || ShapedType::isDynamic(c))
+        out.push_back(ShapedType::kDynamic);
+      else
+        return std::nullopt;
+    }
+    return out;
+  }
+  // Reductions: the axes (attribute, or input from opset 18 on; none: all
+  // of them unless noop_with_empty_axes) kept as 1 or dropped.
+  if (type.starts_with("Reduce") && !ins.empty() && k == 0) {
+    ShapedTypeComponents in = shapeOf(ins[0]);
+    if (!in.hasRank())
+      return std::nullopt;
+    int64_t rank = in.getDims().size();
+    std::optional<SmallVector<int64_t>> axes =
+        ins.size() > 1 && !isa<NoneType>(ins[1].getType())
+            ? onnx::getConstantInts(ins[1])
+            : attrInts("axes");
+    if (!axes && ins.size() > 1 && !isa<NoneType>(ins[1].getType()))
+      return std::nullopt;
+    int64_t keep = 1, noop = 0;
+    if (auto attrs = node.getAttrs()) {
+      if (auto a = attrs->getAs<IntegerAttr>("keepdims"))
+        keep = a.getInt();
+      if (auto a = attrs->getAs<IntegerAttr>("noop_with_empty_axes"))
+        noop = a.getInt();
+    }
+    SmallVector<bool> reduced(rank, !axes || axes->empty());
+    if (axes && axes->empty() && noop)
+      return SmallVector<int64_t>(in.getDims());
+    if (axes)
+      for (int64_t a : *axes) {
+        auto na = normalizeAxis(a, rank);
+        if (!na)
+          return std::nullopt;
+        reduced[*na] = true;
+      }
+    SmallVector<int64_t> out;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!reduced[i])
+        out.push_back(in.getDims()[i]);
+      else if (keep)
+        out.push_back(1);
+    }
+    return out;
+  }
+  // Pad: each padded axis grows by its two pads (pads from the input, opset
+  // 11 on, or the attribute; the axes input, opset 18 on).
+  if (type == "Pad" && !ins.empty() && k == 0) {
+    ShapedTypeComponents in = shapeOf(ins[0]);
+    if (!in.hasRank())
+      return std::nullopt;
+    int64_t rank = in.getDims().size();
+    std::optional<SmallVector<int64_t>> pads =
+        ins.size() > 1 && !isa<NoneType>(ins[1].getType())
+            ? onnx::getConstantInts(ins[1])
+            : attrInts("pads");
+    SmallVector<int64_t> axes;
+    if (ins.size() > 3 && !isa<NoneType>(ins[3].getType())) {
+      auto ax = onnx::getConstantInts(ins[3]);
+      if (!ax)
+        return std::nullopt;
+      for (int64_t a : *ax) {
+        auto na = normalizeAxis(a, rank);
+        if (!na)
+          return std::nullopt;
+        axes.push_back(*na);
+      }
+    } else {
+      for (int64_t i = 0; i < rank; ++i)
+        axes.push_back(i);
+    }
+    if (!pads || pads->size() != 2 * axes.size())
+      return std::nullopt;
+    SmallVector<int64_t> out(in.getDims());
+    for (auto [i, a] : llvm::enumerate(axes)) {
+      if (ShapedType::isDynamic(out[a]))
+        continue;
+      int64_t d = out[a] + (*pads)[i] + (*pads)[i + axes.size()];
+      if (d < 0)
+        return std::nullopt;
+      out[a] = d;
+    }
+    return out;
+  }
+  // Conv: [N, M, spatial...] from the kernel, strides, dilations and pads.
+  if (type == "Conv" && ins.size() >= 2 && k == 0) {
+    ShapedTypeComponents x = shapeOf(ins[0]), w = shapeOf(ins[1]);
+    if (!x.hasRank() || !w.hasRank() || x.getDims().size() < 3 ||
+        w.getDims().size() != x.getDims().size())
+      return std::nullopt;
+    ArrayRef<int64_t> xd = x.getDims(), wd = w.getDims();
+    size_t sp = xd.size() - 2;
+    SmallVector<int64_t> kernel(wd.begin() + 2, wd.end());
+    if (auto ks = attrInts("kernel_shape")) {
+      if (ks->size() != sp)
+        return std::nullopt;
+      kernel = *ks;
+    }
+    SmallVector<int64_t> strides(sp, 1), dil(sp, 1), pads(2 * sp, 0);
+    if (auto v = attrInts("strides"); v && v->size() == sp)
+      strides = *v;
+    if (auto v = attrInts("dilations"); v && v->size() == sp)
+      dil = *v;
+    if (auto v = attrInts("pads"); v && v->size() == 2 * sp)
+      pads = *v;
+    StringRef autoPad = "NOTSET";
+    if (auto attrs = node.getAttrs())
+      if (auto a = attrs->getAs<StringAttr>("auto_pad"))
+        autoPad = a.getValue();
+    SmallVector<int64_t> out = {xd[0], wd[0]};
+    for (size_t i = 0; i < sp; ++i) {
+      int64_t in = xd[2 + i], kk = kernel[i], s = strides[i], d = dil[i];
+      if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kk) || s <= 0 ||
+          d <= 0 || kk <= 0) {
+        out.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t span = d * (kk - 1) + 1, o;
+      if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+        o = (in + s - 1) / s;
+      else if (autoPad == "VALID")
+        o = in >= span ? (in - span) / s + 1 : -1;
+      else if (autoPad == "NOTSET")
+        o = in + pads[i] + pads[i + sp] >= span
+                ? (in + pads[i] + pads[i + sp] - span) / s + 1
+                : -1;
+      else
+        return std::nullopt;
+      if (o < 0)
+        return std::nullopt;
+      out.push_back(o);
+    }
+    return out;
+  }
   if (type == "Range" && ins.size() == 3 && k == 0) {
     auto start = onnx::getConstantInts(ins[0]);
     auto limit = onnx::getConstantInts(ins[1]);

@@ -82,6 +82,9 @@ def ONNXStreamToSequencePass : Pass<"onnx-stream-to-sequence", "mlir::ModuleOp">
            "How many chunks one call takes (at least 1)">,
     Option<"state", "state", "std::string", /*default=*/"\"auto\"",
            "The state pairs: IN=OUT[,IN=OUT...] or auto">,
+    Option<"form", "form", "std::string", /*default=*/"\"auto\"",
+           "auto (batched where the graph allows it, else a Loop), batched "
+           "(an error where it does not) or loop">,
   ];
 }
 
