@@ -50,3 +50,32 @@ func.func @bidirectional(%arg0: tensor<2x1x2xf32> {onnx.name = "x"}, %arg1: tens
   %Y, %Y_h = onnx.RNN(%arg0, %1, %2, %0, %0, %arg1) {hidden_size = 3 : i64, direction = "bidirectional"} : (tensor<2x1x2xf32>, tensor<2x3x2xf32>, tensor<2x3x3xf32>, none, none, tensor<2x1x3xf32>) -> (tensor<2x2x1x3xf32>, tensor<2x1x3xf32>)
   return %Y, %Y_h : tensor<2x2x1x3xf32>, tensor<2x1x3xf32>
 }
+
+// -----
+
+// Batched values joined along another axis (Concat of two per-chunk
+// values): batched.
+// AUTO-LOOP: remark: onnx-stream-to-sequence: the 4 chunks batched: 1 ops run once over all chunks, 1 recurrent layer over all their steps
+func.func @concat_batched(%arg0: tensor<1x1x2xf32> {onnx.name = "x"}, %arg1: tensor<1x1x3xf32> {onnx.name = "h"}) -> (tensor<1x1x1x6xf32> {onnx.name = "out"}, tensor<1x1x3xf32> {onnx.name = "hn"}) {
+  %0 = onnx.none
+  %1 = onnx.initializer "W" dense<0.5> : tensor<1x3x2xf32>
+  %2 = onnx.initializer "R" dense<0.25> : tensor<1x3x3xf32>
+  %Y, %Y_h = onnx.RNN(%arg0, %1, %2, %0, %0, %arg1) {hidden_size = 3 : i64} : (tensor<1x1x2xf32>, tensor<1x3x2xf32>, tensor<1x3x3xf32>, none, none, tensor<1x1x3xf32>) -> (tensor<1x1x1x3xf32>, tensor<1x1x3xf32>)
+  %c = onnx.Concat(%Y, %Y) {axis = 3 : i64} : (tensor<1x1x1x3xf32>, tensor<1x1x1x3xf32>) -> tensor<1x1x1x6xf32>
+  return %c, %Y_h : tensor<1x1x1x6xf32>, tensor<1x1x3xf32>
+}
+
+// -----
+
+// Flatten merging the batch axis with a dimension before it: the chunks
+// would not stay contiguous.
+// AUTO-LOOP: remark: onnx-stream-to-sequence: a Loop over the chunks (they cannot be batched: {{.*}}(Flatten): flattens the batch axis with a dimension before it)
+func.func @flatten_across(%arg0: tensor<1x1x2xf32> {onnx.name = "x"}, %arg1: tensor<1x1x3xf32> {onnx.name = "h"}) -> (tensor<2x3xf32> {onnx.name = "out"}, tensor<1x1x3xf32> {onnx.name = "hn"}) {
+  %0 = onnx.none
+  %1 = onnx.initializer "W" dense<0.5> : tensor<1x3x2xf32>
+  %2 = onnx.initializer "R" dense<0.25> : tensor<1x3x3xf32>
+  %Y, %Y_h = onnx.RNN(%arg0, %1, %2, %0, %0, %arg1) {hidden_size = 3 : i64} : (tensor<1x1x2xf32>, tensor<1x3x2xf32>, tensor<1x3x3xf32>, none, none, tensor<1x1x3xf32>) -> (tensor<1x1x1x3xf32>, tensor<1x1x3xf32>)
+  %c = onnx.Concat(%Y, %Y) {axis = 0 : i64} : (tensor<1x1x1x3xf32>, tensor<1x1x1x3xf32>) -> tensor<2x1x1x3xf32>
+  %f = onnx.node "Flatten"(%c) {attrs = {axis = 3 : i64}} : (tensor<2x1x1x3xf32>) -> tensor<2x3xf32>
+  return %f, %Y_h : tensor<2x3xf32>, tensor<1x1x3xf32>
+}

@@ -683,6 +683,8 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
     }
   if (outRank < 0)
     return fail(op, "a result without a known rank");
+  if (first < 0)
+    return fail(op, "no batched operand");
   int64_t a = in[first].axis, inRank = rankOf(in[first].v);
   auto constInts = [&](unsigned i) -> std::optional<SmallVector<int64_t>> {
     if (i >= op->getNumOperands() || isa<NoneType>(op->getOperand(i).getType()))
@@ -740,11 +742,24 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
       return fail(op, "BatchNormalization in training mode");
     return int64_t(0);
   }
-  if (failed(onlyFirst()))
-    return failure();
   auto norm = [&](int64_t x, int64_t rank) -> std::optional<int64_t> {
     return od::normalizeAxis(x, rank);
   };
+  if (type == "Concat") {
+    // Every input batched along the same axis, joined along another.
+    auto axis = norm(intAttr(op, "axis").value_or(0), inRank);
+    for (const Batched &e : in)
+      if (e.axis != a || rankOf(e.v) != inRank)
+        return fail(op, "concatenates batched and unbatched values");
+    if (!axis || *axis == a)
+      return fail(op, "concatenates along the batch axis");
+    return a;
+  }
+  // The rules below read one batched operand, their data (operand 0).
+  if (failed(onlyFirst()))
+    return failure();
+  if (first != 0)
+    return fail(op, "a batched operand other than its data");
   if (type == "Unsqueeze" || type == "Squeeze") {
     std::optional<SmallVector<int64_t>> axes = constInts(1);
     if (!axes)
@@ -822,7 +837,7 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
       return fail(op, "gathers along the batch axis");
     return a < axis ? a : a + rankOf(op->getOperand(1)) - 1;
   }
-  if (type == "Concat" || type == "Split" || type == "Softmax" ||
+  if (type == "Split" || type == "Softmax" ||
       type == "LogSoftmax" || type == "LayerNormalization" ||
       type == "Flatten") {
     int64_t def = type == "Softmax" || type == "LogSoftmax" ||
@@ -830,13 +845,18 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
                       ? -1
                       : (type == "Flatten" ? 1 : 0);
     auto axis = norm(intAttr(op, "axis").value_or(def), inRank);
-    if (type == "Concat")
-      return fail(op, "concatenates a batched value with unbatched ones");
     if (!axis || (type == "Flatten" ? a >= *axis : *axis == a) ||
         (type == "LayerNormalization" && a >= *axis))
       return fail(op, "works across the batch axis");
-    if (type == "Flatten")
-      return a;
+    if (type == "Flatten") {
+      // The batch axis must lead what Flatten merges, for the chunks to
+      // stay contiguous: every dimension before it 1.
+      auto rt = cast<RankedTensorType>(op->getOperand(0).getType());
+      for (int64_t d = 0; d < a; ++d)
+        if (rt.getDimSize(d) != 1)
+          return fail(op, "flattens the batch axis with a dimension before it");
+      return int64_t(0);
+    }
     return a;
   }
   if (type.starts_with("Reduce")) {
