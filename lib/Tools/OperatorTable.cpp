@@ -28,6 +28,10 @@ void lstm_opt::printOperatorTable(llvm::raw_ostream &os) {
     else if (name == "Loop" || name == "Scan")
       backend = "when recurrent with a constant trip count: unrolled and "
                 "fused; else no";
+    else if (name == "QLinearMatMul")
+      backend = "yes: as DequantizeLinear + MatMul + QuantizeLinear (with "
+                "one scale and zero point for a and y); in a recurrent cell, "
+                "an int8 layer";
     else if (name == "If")
       backend = "when its condition is known at compile time (`--bind`, "
                 "static shapes): the branch taken is inlined";
@@ -60,7 +64,9 @@ void lstm_opt::printOperatorTable(llvm::raw_ostream &os) {
         "`lstm-run`, `lstm-opt --target=cpu` and `--target=linalg` (" << cpu
      << " operators; some only for the arities and attributes the page of "
         "that pass lists). `com.microsoft.DynamicQuantizeLSTM` is imported "
-        "as an int8 `rnn` layer too.\n"
+        "as an int8 `rnn` layer too, and `com.microsoft`'s QLinearAdd, "
+        "QLinearMul, QLinearSigmoid, QLinearLeakyRelu and QLinearConcat run "
+        "as their DequantizeLinear/QuantizeLinear form.\n"
      << "* The **ONNX target** (`lstm-opt M.onnx -o out.onnx`) writes every "
         "operator back as it read it, except the recurrent cells it fuses.\n\n"
      << "| Operator | Newest version | Imported as | Shape rule | CPU backend "

@@ -139,12 +139,16 @@ def main():
     #   mm_qdq   QDQ, op_types_to_quantize=['MatMul'], per channel: each
     #            MatMul's input and product rounded, its weight dequantized;
     #   mm_qop   the QOperator format, MatMuls only: QuantizeLinear +
-    #            QLinearMatMul + DequantizeLinear.
+    #            QLinearMatMul + DequantizeLinear;
+    #   qop      the QOperator format over every op it quantizes:
+    #            com.microsoft's QLinearAdd, QLinearMul, QLinearSigmoid and
+    #            QLinearConcat too, which the compiled targets run as their
+    #            QDQ form.
     # The CPU target makes an int8 layer of a cell whose only roundings are
     # its MatMuls' (LSTM: mm_qdq, mm_qop; GRU: mm_qop) and otherwise leaves
     # it, with a remark naming the QuantizeLinear that rounds a value inside
-    # the cell (qdq; the GRU's mm_qdq, whose state update reads the rounded
-    # h). The ONNX target keeps every model as it is (ONNX Runtime on its
+    # the cell (qdq, qop; the GRU's mm_qdq, whose state update reads the
+    # rounded h). The ONNX target keeps every model as it is (ONNX Runtime on its
     # output is ONNX Runtime on the input). lstm-run is as far from the float
     # model as ONNX Runtime on the quantized one, within 2x.
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
@@ -171,7 +175,8 @@ def main():
                            ("mm_qdq", dict(quant_format=QuantFormat.QDQ, per_channel=True,
                                            op_types_to_quantize=["MatMul"])),
                            ("mm_qop", dict(quant_format=QuantFormat.QOperator,
-                                           op_types_to_quantize=["MatMul"]))):
+                                           op_types_to_quantize=["MatMul"])),
+                           ("qop", dict(quant_format=QuantFormat.QOperator))):
             tag = f"{kind}_{name}"
             q = os.path.join(a.workdir, tag + ".onnx")
             quantize_static(f32, q, Reader(), **opts)

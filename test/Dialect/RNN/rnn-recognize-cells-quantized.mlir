@@ -209,7 +209,8 @@ func.func @qdq_scale_per_element(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: t
 
 // -----
 
-// A QLinearMatMul whose input does not come from a QuantizeLinear.
+// A QLinearMatMul whose input does not come from a QuantizeLinear (made its
+// QDQ form first: a DequantizeLinear of a constant input).
 // CHECK-LABEL: func.func @qoperator_unquantized_input
 // CHECK-NOT: rnn.lstm_cell
 func.func @qoperator_unquantized_input(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
@@ -232,9 +233,29 @@ func.func @qoperator_unquantized_input(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>,
   %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
   %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
-  // expected-remark @+1 {{not fused as an LSTM cell: a QLinearMatMul's input is not quantized by a QuantizeLinear, or its output not dequantized, with its own scale and zero point}}
+  // expected-remark @+1 {{not fused as an LSTM cell: a quantized MatMul's input is not a QuantizeLinear and DequantizeLinear pair with one scale and zero point}}
   %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
   %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// The QOperator format's other ops (com.microsoft's QLinearAdd here, its
+// result untyped as the importer leaves it) become their QDQ form: each input
+// dequantized, the float op, the result quantized with the output's scale
+// and zero point (of the input's type where the zero point is absent).
+// CHECK-LABEL: func.func @qlinear_add_expanded
+// CHECK-DAG: %[[A:.*]] = onnx.node "DequantizeLinear"(%arg0, {{.*}}) : (tensor<2x4xi8>, tensor<f32>, tensor<i8>) -> tensor<2x4xf32>
+// CHECK-DAG: %[[B:.*]] = onnx.node "DequantizeLinear"(%arg1, {{.*}}) : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+// CHECK: %[[S:.*]] = onnx.Add(%[[A]], %[[B]]) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK: onnx.node "QuantizeLinear"(%[[S]], {{.*}}) : (tensor<2x4xf32>, tensor<f32>, tensor<i8>) -> tensor<2x4xi8>
+// CHECK-NOT: QLinearAdd
+func.func @qlinear_add_expanded(%a: tensor<2x4xi8>, %b: tensor<4xi8>) -> !onnx.unknown {
+  %s = onnx.initializer "s" dense<0.1> : tensor<f32>
+  %z = onnx.initializer "z" dense<3> : tensor<i8>
+  %cs = onnx.initializer "cs" dense<0.2> : tensor<f32>
+  %y = onnx.node "QLinearAdd"(%a, %s, %z, %b, %s, %z, %cs) {domain = "com.microsoft"} : (tensor<2x4xi8>, tensor<f32>, tensor<i8>, tensor<4xi8>, tensor<f32>, tensor<i8>, tensor<f32>) -> !onnx.unknown
+  return %y : !onnx.unknown
 }

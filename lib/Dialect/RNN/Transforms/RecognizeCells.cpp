@@ -516,6 +516,9 @@ private:
   void materializeComputedWeights();
   /// Loop bodies read the values they carry unchanged from outside.
   void readInvariantCarriedValues();
+  /// The QOperator format's quantized ops as their QDQ form (compiled
+  /// targets), see the definition.
+  void expandQOperatorNodes();
   /// LinearAnalyzer::quantized: onnxruntime.quantization's MatMuls.
   int matchQuantizedProduct(Operation *op, QuantizedProduct &q,
                             std::string &why);
@@ -1896,9 +1899,9 @@ Value CellRecognizer::dequantizedWeight(Location loc, Value wq, Value scale,
 ///            DequantizeLinear(Wq, Ws, Wzp))
 ///   (without any activation's QuantizeLinear/DequantizeLinear only the
 ///   weight is quantized: a · W is then exact and the cell stays f32);
-/// - quantize_static, QOperator format (at the DequantizeLinear):
-///     DequantizeLinear(QLinearMatMul(QuantizeLinear(a, s, z), s, z,
-///                                    Wq, Ws, Wzp, ys, yz), ys, yz)
+/// - quantize_static, QOperator format: DequantizeLinear(QLinearMatMul(
+///     QuantizeLinear(a, s, z), s, z, Wq, Ws, Wzp, ys, yz), ys, yz), which
+///   expandQOperatorNodes has made the QDQ form above;
 /// Wq an int8/uint8 constant [K, N], Wzp and Ws constants per tensor or per
 /// column (per row too through DequantizeLinear's axis). The activation's
 /// quantization (dynamic, or the static scale the model was calibrated with)
@@ -2065,28 +2068,16 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
     q.ops.push_back(qy);
     return 1;
   }
+  // QOperator: on the compiled targets expandQOperatorNodes has made each
+  // QLinearMatMul it can the QDQ form above; one left has scales it cannot.
   od::NodeOp qmm = nodeOf(input(dq, 0), "QLinearMatMul");
-  if (!qmm || qmm.getInputs().size() != 8 || qmm->getNumResults() != 1)
+  if (!qmm)
     return 0;
   if (!importQuantized)
     return keep("QLinearMatMul");
-  od::NodeOp qa = nodeOf(input(qmm, 0), "QuantizeLinear");
-  if (!qa || !input(qa, 0) || !input(qa, 1) ||
-      !sameParams(input(qa, 1), input(qa, 2), input(qmm, 1), input(qmm, 2)) ||
-      !input(dq, 1) ||
-      !sameParams(input(qmm, 6), input(qmm, 7), input(dq, 1), input(dq, 2))) {
-    why = "a QLinearMatMul's input is not quantized by a QuantizeLinear, or "
-          "its output not dequantized, with its own scale and zero point";
-    return -1;
-  }
-  // b's scale and zero point: per tensor or per column (its last axis).
-  q.w = dequantizedWeight(qmm.getLoc(), input(qmm, 3), input(qmm, 4),
-                          input(qmm, 5), -1, why);
-  if (!q.w)
-    return -1;
-  q.a = input(qa, 0);
-  q.ops = {dq, qmm, qa};
-  return 1;
+  why = "a QLinearMatMul's input or output scale or zero point is not one "
+        "value";
+  return -1;
 }
 
 void CellRecognizer::markQuantized(Operation *cell,
@@ -2342,6 +2333,176 @@ void CellRecognizer::materializeComputedWeights() {
   });
 }
 
+/// onnxruntime.quantization's QOperator format (quantize_static with
+/// QuantFormat.QOperator) writes quantized operators: QLinearMatMul, and
+/// com.microsoft's QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu
+/// and QLinearConcat, whose inputs and outputs are uint8/int8 with a scale
+/// and zero point each. On the compiled targets each becomes the QDQ form of
+/// the same computation, DequantizeLinear of every input, the float
+/// operator, QuantizeLinear of the result with the output's scale and zero
+/// point, which the compiled targets run (and whose MatMuls
+/// matchQuantizedProduct reads as int8 layers). ONNX Runtime computes a few
+/// of these with another float association (QLinearAdd scales each input by
+/// its scale over the output's), so the two agree within one step of the
+/// output's quantization, not bit for bit. Ops with scales or zero points
+/// of another shape than one value (QLinearMatMul: b per column) stay, and
+/// the CPU backend names them.
+void CellRecognizer::expandQOperatorNodes() {
+  SmallVector<od::NodeOp> nodes;
+  func.walk([&](od::NodeOp n) {
+    StringRef d = n.getDomain(), t = n.getOpType();
+    bool std = d.empty() || d == "ai.onnx";
+    if ((std && t == "QLinearMatMul") ||
+        (d == "com.microsoft" &&
+         llvm::is_contained({"QLinearAdd", "QLinearMul", "QLinearSigmoid",
+                             "QLinearLeakyRelu", "QLinearConcat"},
+                            t)))
+      nodes.push_back(n);
+  });
+  auto none = [](Value v) { return !v || isa<NoneType>(v.getType()); };
+  for (od::NodeOp n : nodes) {
+    if (n->getNumResults() != 1)
+      continue;
+    StringRef t = n.getOpType();
+    auto ins = n.getInputs();
+    auto in = [&](unsigned i) { return i < ins.size() ? ins[i] : Value(); };
+    // The output's element type: the output zero point's, else the first
+    // input's (ONNX Runtime's shape inference, not ONNX's, knows the
+    // com.microsoft ops: their results may be untyped here).
+    Value typeSource = t == "QLinearMatMul"  ? in(7)
+                       : t == "QLinearConcat" ? in(1)
+                       : t == "QLinearAdd" || t == "QLinearMul"
+                           ? in(7)
+                           : in(4);
+    if (!typeSource || isa<NoneType>(typeSource.getType()))
+      typeSource = t == "QLinearConcat" ? in(2) : in(0);
+    Type outElem = typeSource ? getElementTypeOrSelf(typeSource.getType())
+                              : Type();
+    if (!outElem || !outElem.isInteger(8))
+      continue;
+    OpBuilder b(n);
+    Location loc = n.getLoc();
+    Type f32 = b.getF32Type();
+    auto fType = [&](Value v) -> Type {
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      return rt ? Type(RankedTensorType::get(rt.getShape(), f32))
+                : Type(UnrankedTensorType::get(f32));
+    };
+    // The float op's result type from its shape rule where the node's
+    // result was untyped.
+    auto refine = [&](Value v) {
+      if (auto rt = dyn_cast<RankedTensorType>(v.getType());
+          rt && rt.hasStaticShape())
+        return;
+      ShapedTypeComponents c = od::inferShape(v);
+      if (c.hasRank() && llvm::none_of(c.getDims(), ShapedType::isDynamic))
+        v.setType(RankedTensorType::get(c.getDims(), f32));
+    };
+    // A zero point: the given one, or 0 of `type` (QuantizeLinear without
+    // one would make uint8).
+    auto zeroPoint = [&](Value z, Type et) -> Value {
+      if (!none(z))
+        return z;
+      return consts->getInts(loc, "zero_point", RankedTensorType::get({}, et),
+                             {0});
+    };
+    auto dq = [&](Value x, Value s, Value z, int64_t axis = 1) -> Value {
+      SmallVector<Value> ops = {x, s};
+      if (!none(z))
+        ops.push_back(z);
+      DictionaryAttr attrs =
+          axis == 1 ? DictionaryAttr()
+                    : b.getDictionaryAttr(
+                          b.getNamedAttr("axis", b.getI64IntegerAttr(axis)));
+      return od::NodeOp::create(b, loc, TypeRange{fType(x)}, ops,
+                                "DequantizeLinear", "", attrs, ArrayAttr(), 0)
+          ->getResult(0);
+    };
+    auto scalar = [&](Value v) {
+      auto rt = dyn_cast<RankedTensorType>(v ? v.getType() : Type());
+      return none(v) || (rt && rt.hasStaticShape() && rt.getNumElements() == 1);
+    };
+    Value y, ys, yz;
+    if (t == "QLinearMatMul") {
+      if (ins.size() != 8 || !scalar(in(1)) || !scalar(in(2)) ||
+          !scalar(in(6)) || !scalar(in(7)))
+        continue;
+      auto bt = dyn_cast<RankedTensorType>(in(3).getType());
+      if (!bt || bt.getRank() < 2)
+        continue;
+      // b's scale and zero point per tensor or per column (its last axis).
+      Value a = dq(in(0), in(1), in(2));
+      Value w = dq(in(3), in(4), in(5), bt.getRank() - 1);
+      y = od::MatMulOp::create(b, loc, fType(n->getResult(0)), a, w);
+      ys = in(6);
+      yz = in(7);
+    } else if (t == "QLinearAdd" || t == "QLinearMul") {
+      if (ins.size() < 7 || !scalar(in(1)) || !scalar(in(2)) ||
+          !scalar(in(4)) || !scalar(in(5)) || !scalar(in(6)) || !scalar(in(7)))
+        continue;
+      Value a = dq(in(0), in(1), in(2)), c = dq(in(3), in(4), in(5));
+      Type rt = fType(n->getResult(0));
+      y = t == "QLinearAdd" ? Value(od::AddOp::create(b, loc, rt, a, c))
+                            : Value(od::MulOp::create(b, loc, rt, a, c));
+      ys = in(6);
+      yz = in(7);
+    } else if (t == "QLinearSigmoid" || t == "QLinearLeakyRelu") {
+      if (ins.size() < 4 || !scalar(in(1)) || !scalar(in(2)) ||
+          !scalar(in(3)) || !scalar(in(4)))
+        continue;
+      Value x = dq(in(0), in(1), in(2));
+      Type rt = fType(n->getResult(0));
+      if (t == "QLinearSigmoid") {
+        y = od::SigmoidOp::create(b, loc, rt, x);
+      } else {
+        DictionaryAttr attrs = n.getAttrsAttr();
+        auto alpha = attrs ? attrs.getAs<FloatAttr>("alpha") : FloatAttr();
+        y = od::NodeOp::create(
+                b, loc, TypeRange{rt}, ValueRange{x}, "LeakyRelu", "",
+                b.getDictionaryAttr(b.getNamedAttr(
+                    "alpha", alpha ? alpha : b.getF32FloatAttr(0.01f))),
+                ArrayAttr(), 0)
+                ->getResult(0);
+      }
+      ys = in(3);
+      yz = in(4);
+    } else { // QLinearConcat(Y_scale, Y_zero_point, (X, X_scale, X_zp)...)
+      if (ins.size() < 5 || (ins.size() - 2) % 3 != 0 || !scalar(in(0)) ||
+          !scalar(in(1)))
+        continue;
+      bool ok = true;
+      SmallVector<Value> parts;
+      for (unsigned i = 2; i + 2 < ins.size() && ok; i += 3) {
+        ok = scalar(in(i + 1)) && scalar(in(i + 2));
+        parts.push_back(dq(in(i), in(i + 1), in(i + 2)));
+      }
+      DictionaryAttr attrs = n.getAttrsAttr();
+      auto axis = attrs ? attrs.getAs<IntegerAttr>("axis") : IntegerAttr();
+      if (!ok || !axis) {
+        for (Value p : llvm::reverse(parts))
+          p.getDefiningOp()->erase();
+        continue;
+      }
+      y = od::ConcatOp::create(b, loc, fType(n->getResult(0)), parts,
+                               axis.getInt());
+      ys = in(0);
+      yz = in(1);
+    }
+    refine(y);
+    auto yt = dyn_cast<RankedTensorType>(y.getType());
+    Type outT = yt ? Type(RankedTensorType::get(yt.getShape(), outElem))
+                   : Type(UnrankedTensorType::get(outElem));
+    Value q = od::NodeOp::create(b, loc, TypeRange{outT},
+                                 ValueRange{y, ys, zeroPoint(yz, outElem)},
+                                 "QuantizeLinear", "", DictionaryAttr(),
+                                 ArrayAttr(), 0)
+                  ->getResult(0);
+    n->getResult(0).replaceAllUsesWith(q);
+    erasedOps.insert(n);
+    n.erase();
+  }
+}
+
 void CellRecognizer::run() {
   // Initializers the graph uses now; those the fused cells leave unused
   // (weights, Split sizes, Gather indices read only inside the steps, also
@@ -2367,6 +2528,8 @@ void CellRecognizer::run() {
       consts->forget(op);
     });
   }
+  if (importQuantized)
+    expandQOperatorNodes();
   readInvariantCarriedValues();
   materializeComputedWeights();
   SmallVector<Operation *> layers;
