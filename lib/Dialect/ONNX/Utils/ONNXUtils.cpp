@@ -404,6 +404,14 @@ nodeResultShape(NodeOp node, unsigned k,
       return SmallVector<int64_t>(d.asArrayRef());
     return std::nullopt;
   };
+  // Integers from input `i` (newer opsets: null when not constant) or, when
+  // the input is absent, attribute `name` (older ones).
+  auto inputOrAttr = [&](unsigned i, StringRef name)
+      -> std::pair<bool, std::optional<SmallVector<int64_t>>> {
+    if (ins.size() > i && !isa<NoneType>(ins[i].getType()))
+      return {true, onnx::getConstantInts(ins[i])};
+    return {false, attrInts(name)};
+  };
   // Elementwise operators without a typed op: the input's shape, or the
   // two inputs' broadcast.
   static const llvm::StringSet<> unary = {
@@ -446,11 +454,8 @@ nodeResultShape(NodeOp node, unsigned k,
     if (!in.hasRank())
       return std::nullopt;
     int64_t rank = in.getDims().size();
-    std::optional<SmallVector<int64_t>> axes =
-        ins.size() > 1 && !isa<NoneType>(ins[1].getType())
-            ? onnx::getConstantInts(ins[1])
-            : attrInts("axes");
-    if (!axes && ins.size() > 1 && !isa<NoneType>(ins[1].getType()))
+    auto [fromInput, axes] = inputOrAttr(1, "axes");
+    if (!axes && fromInput)
       return std::nullopt;
     int64_t keep = 1, noop = 0;
     if (auto attrs = node.getAttrs()) {
@@ -485,10 +490,7 @@ nodeResultShape(NodeOp node, unsigned k,
     if (!in.hasRank())
       return std::nullopt;
     int64_t rank = in.getDims().size();
-    std::optional<SmallVector<int64_t>> pads =
-        ins.size() > 1 && !isa<NoneType>(ins[1].getType())
-            ? onnx::getConstantInts(ins[1])
-            : attrInts("pads");
+    std::optional<SmallVector<int64_t>> pads = inputOrAttr(1, "pads").second;
     SmallVector<int64_t> axes;
     if (ins.size() > 3 && !isa<NoneType>(ins[3].getType())) {
       auto ax = onnx::getConstantInts(ins[3]);

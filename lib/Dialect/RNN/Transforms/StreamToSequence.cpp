@@ -173,6 +173,18 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
     shapeFromType = true;
   }
   IdTensor out;
+  // The result's shape (checked against a static declared type); returns
+  // its element count.
+  auto setShape = [&](SmallVector<int64_t> computed) -> std::optional<int64_t> {
+    if (shapeFromType && computed != shape)
+      return std::nullopt;
+    shape = computed;
+    out.shape = shape;
+    int64_t count = 1;
+    for (int64_t d : shape)
+      count *= d;
+    return count;
+  };
   std::optional<IdTensor> r;
   if ((type == "Add" || type == "Sub" || type == "Mul" || type == "Div") &&
       op->getNumOperands() == 2) {
@@ -247,10 +259,8 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
         return std::nullopt;
       permuted.push_back(r->shape[p]);
     }
-    if (shapeFromType && permuted != shape)
+    if (!setShape(permuted))
       return std::nullopt;
-    shape = permuted;
-    out.shape = shape;
     int64_t count = (int64_t)r->ids.size();
     auto st = strides(r->shape);
     SmallVector<int64_t> idx;
@@ -282,13 +292,10 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
           return std::nullopt;
       joined[*axis] += p.shape[*axis];
     }
-    if (shapeFromType && joined != shape)
+    auto counted = setShape(joined);
+    if (!counted)
       return std::nullopt;
-    shape = joined;
-    out.shape = shape;
-    int64_t count = 1;
-    for (int64_t d : shape)
-      count *= d;
+    int64_t count = *counted;
     SmallVector<int64_t> idx;
     for (int64_t i = 0; i < count; ++i) {
       unravel(i, shape, idx);
@@ -372,13 +379,10 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
     for (int64_t d = 0; d < rank; ++d)
       if (d != dropped)
         expect.push_back((int64_t)pick[d].size());
-    if (shapeFromType && expect != shape)
+    auto counted = setShape(expect);
+    if (!counted)
       return std::nullopt;
-    shape = expect;
-    out.shape = shape;
-    int64_t count = 1;
-    for (int64_t d : shape)
-      count *= d;
+    int64_t count = *counted;
     auto st = strides(r->shape);
     SmallVector<int64_t> idx;
     for (int64_t i = 0; i < count; ++i) {
