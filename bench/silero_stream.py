@@ -14,11 +14,10 @@ one call over N frames):
     chunk (the state stays in the stream);
   * the whole recording in one call: Stream.run_chunks (time per chunk: the
     model's own work; stream median minus it: the per-call overhead);
-  * the whole recording batched: the model compiled with
-    --stream-to-sequence=K (--block, default 125: a block's intermediates fit
-    the L2 cache) --state=auto, 1 and 2 threads, run_chunks over the blocks:
-    what does not read the state runs once per block of K chunks, the LSTM
-    once over their steps;
+  * the whole recording batched: the stream compiled with --stream-block=K
+    (--block, default 125: a block's intermediates fit the L2 cache), 1 and
+    2 threads, its run_chunks: what does not read the state runs once per
+    block of K chunks, the LSTM once over their steps;
   * ONNX Runtime on lstm-opt's batched ONNX model (--stream-to-sequence=N,
     all N chunks in one call).
 Reports the median and min time per chunk over --chunks chunks (after
@@ -124,7 +123,7 @@ def main():
             so_block = os.path.join(work, f"{name}.block{K}.t{threads}.so")
             subprocess.run([c if c != so else so_block for c in cmd if c != "--threads=1"]
                            + ["--state=auto", f"--threads={threads}",
-                              f"--stream-to-sequence={K}"], check=True, capture_output=True)
+                              f"--stream-block={K}"], check=True, capture_output=True)
             blocks[threads] = Model(so_block).stream()
         seq_path = os.path.join(work, name + ".seq.onnx")
         seq_cmd = [a.lstm_opt, src, "-o", seq_path, "--input-shape=input=1x576",
@@ -167,7 +166,7 @@ def main():
             whole.append((time.perf_counter() - t0) * 1e3 / len(chunks))
         # Batched: blocks of K chunks (the recording cut to whole blocks).
         nb = len(chunks) // K
-        blocked = stacked[:nb * K].reshape((nb, K) + stacked.shape[1:])
+        blocked = stacked[:nb * K]
         batched, p_batched = {}, None
         for threads, bs in blocks.items():
             times = []
@@ -231,10 +230,9 @@ def main():
     lines += ["", "Medians; the JSON file has the minima too. The stream is the model compiled "
               "with --state=auto through Model.stream().run; run_chunks streams the whole "
               "recording in one call (best of 5, per chunk).", "",
-              f"The whole recording batched (ms per chunk, best of 5): the model compiled with "
-              f"--stream-to-sequence=K --state=auto (a stream whose calls take K chunks; the "
-              f"ops that do not read the state run once per block, the LSTM once over the "
-              f"block's steps), run_chunks over the blocks; and ONNX Runtime on lstm-opt's "
+              f"The whole recording batched (ms per chunk, best of 5): the stream compiled with "
+              f"--stream-block=K, its run_chunks (the ops that do not read the state run once "
+              f"per block of K chunks, the LSTM once over the block's steps); and ONNX Runtime on lstm-opt's "
               f"batched ONNX model, all chunks in one call. Ratios against ONNX Runtime's "
               f"chunk loop on the original (1 thread).", "",
               "| model | K | ORT chunk loop | batched, 1 thread | vs ORT | batched, 2 threads "

@@ -125,6 +125,17 @@ llvm::cl::opt<std::string> streamForm(
     llvm::cl::value_desc("auto|batched|loop"), llvm::cl::init("auto"),
     llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<int64_t> streamBlock(
+    "stream-block",
+    llvm::cl::desc("--target=cpu --state ... -o m.so: also compile the "
+                   "model's batched form for K chunks (as --stream-to-"
+                   "sequence=K), which the stream's run_chunks runs for each "
+                   "whole block of K chunks (the rest one by one): what does "
+                   "not read the state once per block, each recurrent layer "
+                   "over the block's steps. An error where the chunks cannot "
+                   "be batched"),
+    llvm::cl::value_desc("K"), llvm::cl::init(0), llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<bool> bundleRuntime(
     "bundle-runtime",
     llvm::cl::desc("--target=cudnn|gpu -o m.so: copy the project's runtime "
@@ -595,11 +606,70 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     if (failed(lpm.run(*module)))
       return 1;
   }
+  // --stream-block: the batched form, compiled beside the model.
+  OwningOpRef<ModuleOp> blockModule;
+  cpu::StreamBlock block;
+  if (streamBlock != 0) {
+    if (target != "cpu" || cpuOptions.statePairs.empty() ||
+        llvm::sys::path::extension(outputPath) != ".so" || explicitPasses ||
+        streamToSequence != 0 || streamBlock < 1 || streamBlock > (1 << 20)) {
+      llvm::errs() << "lstm-opt: error: --stream-block=K (1 to 2^20) is for "
+                      "--target=cpu --state ... -o x.so, without "
+                      "--stream-to-sequence or named passes\n";
+      return 1;
+    }
+    blockModule = OwningOpRef<ModuleOp>(module->clone());
+    PassManager bpm(&context, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(bpm)))
+      return 1;
+    if (onnxInput)
+      buildDefaultPipeline(bpm);
+    rnn::ONNXStreamToSequencePassOptions stream;
+    stream.chunks = streamBlock;
+    stream.state = cpuOptions.statePairs;
+    stream.form = "batched";
+    bpm.addPass(rnn::createONNXStreamToSequencePass(stream));
+    if (failed(bpm.run(*blockModule)))
+      return 1;
+  }
   if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
     if (failed(sig))
       return 1;
     signature = *sig;
+    if (blockModule) {
+      auto bsig = cpu::lowerToLLVMDialect(*blockModule, cpuOptions);
+      if (failed(bsig))
+        return 1;
+      // The block entry takes what run_chunks hands it: each chunk input
+      // and output with a leading axis of K, the state and bound inputs as
+      // they are, in the same order.
+      auto same = [&](const std::vector<cpu::TensorSig> &a,
+                      const std::vector<cpu::TensorSig> &b, bool inputs) {
+        if (a.size() != b.size())
+          return false;
+        for (size_t i = 0; i < a.size(); ++i) {
+          bool asIs = inputs ? (sig->isStateInput(i) || !a[i].bound.empty())
+                             : sig->isStateOutput(i);
+          std::vector<int64_t> want = a[i].shape;
+          if (!asIs)
+            want.insert(want.begin(), streamBlock);
+          if (a[i].name != b[i].name || a[i].dtype != b[i].dtype ||
+              b[i].shape != want)
+            return false;
+        }
+        return true;
+      };
+      if (!same(sig->inputs, bsig->inputs, true) ||
+          !same(sig->outputs, bsig->outputs, false) || bsig->state != sig->state) {
+        llvm::errs() << inputPath << ": error: --stream-block: the batched "
+                        "form's inputs and outputs do not line up with the "
+                        "model's\n";
+        return 1;
+      }
+      block.chunks = streamBlock;
+      block.sig = *bsig;
+    }
     // A layer that went to cuDNN: the library links the cuDNN runtime too.
     if (cpuOptions.gpuLayerChoice &&
         (module->lookupSymbol("lstm_opt_rnn_forward_memref") ||
@@ -663,7 +733,9 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       if (ext == ".s")
         tmp += ".s";
       LogicalResult ok = ext == ".so"
-          ? cpu::emitSharedLibrary(*module, signature, cpuOptions, outputPath)
+          ? cpu::emitSharedLibrary(*module, signature, cpuOptions, outputPath,
+                                   blockModule ? *blockModule : ModuleOp(),
+                                   blockModule ? &block : nullptr)
           : cpu::emitObjectFile(*module, tmp, cpuOptions);
       if (failed(ok)) {
         llvm::sys::fs::remove(tmp);

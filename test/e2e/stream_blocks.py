@@ -11,9 +11,15 @@ the original called chunk by chunk with the state carried by hand: R calls of
 and the final state within 1e-5 (max |a - b| / max(1, max |b|): absolute
 for probabilities and states).
 
+With --embedded: `lstm-opt MODEL --target=cpu --state=auto --stream-block=K
+-o m.so` instead, a plain stream (one chunk per `run`) whose run_chunks runs
+each whole block of K chunks through the batched form compiled beside it:
+run_chunks over R*K + 3 chunks (R blocks, then 3 one by one) against ONNX
+Runtime's chunk loop, and 3 single `run` calls after it.
+
 Usage: stream_blocks.py --lstm-opt PATH --workdir DIR --block K --blocks R
-                        [--compile-arg=ARG ...] [--chunk-shape=IN=D0xD1 ...]
-                        MODEL.onnx ...
+                        [--embedded] [--compile-arg=ARG ...]
+                        [--chunk-shape=IN=D0xD1 ...] MODEL.onnx ...
 Prints one line per model and 'stream-blocks: P passed, F failed'.
 """
 import argparse
@@ -36,6 +42,48 @@ def rel(a, b):
     return float(np.max(np.abs(a.astype(np.float64) - b)) / max(float(np.max(np.abs(b))), 1.0))
 
 
+def original(path):
+    """ONNX Runtime on the original: the session, its output and input names."""
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.log_severity_level = 3
+    orig = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    outs = [o.name for o in orig.get_outputs()]
+    names = {i.name for i in orig.get_inputs()}
+    return orig, outs, names
+
+
+def embedded(s, m, path, K, R, shapes, bound):
+    n = R * K + 3
+    rng = np.random.default_rng(2)
+    feeds = {t.name: rng.uniform(-1, 1, [n] + shapes.get(t.name, list(t.shape))).astype(np.float32)
+             for t in s.inputs}
+    orig, outs, names = original(path)
+    pairs = m.state_pairs
+    state = {k: np.zeros(v.shape, np.float32) for k, v in s.state.items()}
+    want = {o: [] for o in outs}
+    for k in range(n + 3):
+        feed = {nm: v[k % n] for nm, v in feeds.items()}
+        feed.update(state)
+        feed.update({nm: v for nm, v in bound.items() if nm in names})
+        res = dict(zip(outs, orig.run(None, feed)))
+        for o in outs:
+            want[o].append(res[o])
+        state = {i: res[o] for i, o in pairs}
+    got = s.run_chunks(feeds)
+    worst = 0.0
+    for t in s.outputs:
+        worst = max(worst, rel(got[t.name], np.stack(want[t.name][:n])))
+    # Then single calls continue from the state the blocks left.
+    for k in range(3):
+        r = s.run({nm: v[k] for nm, v in feeds.items()})
+        for t in s.outputs:
+            worst = max(worst, rel(r[t.name], want[t.name][n + k]))
+    for i, _ in pairs:
+        worst = max(worst, rel(s.state[i], state[i]))
+    return worst <= TOL, worst
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-opt", required=True)
@@ -44,6 +92,7 @@ def main():
     ap.add_argument("--blocks", type=int, default=3)
     ap.add_argument("--compile-arg", action="append", default=[])
     ap.add_argument("--chunk-shape", action="append", default=[])
+    ap.add_argument("--embedded", action="store_true")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -58,7 +107,8 @@ def main():
     for path in a.models:
         name = os.path.basename(path).replace(".onnx", "")
         so = os.path.join(a.workdir, name + f".block{K}.so")
-        p = subprocess.run([a.lstm_opt, path, "--target=cpu", f"--stream-to-sequence={K}",
+        form = f"--stream-block={K}" if a.embedded else f"--stream-to-sequence={K}"
+        p = subprocess.run([a.lstm_opt, path, "--target=cpu", form,
                             "--state=auto", "--threads=1", "-o", so] + a.compile_arg,
                            capture_output=True, text=True)
         if p.returncode:
@@ -67,6 +117,16 @@ def main():
             continue
         m = Model(so)
         s = m.stream()
+        if a.embedded:
+            ok, worst = embedded(s, m, path, K, R, shapes, bound)
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: run_chunks of {R * K + 3} chunks ({R} "
+                  f"blocks of {K} batched, 3 one by one) == {R * K + 3} calls of the original, "
+                  f"max err {worst:.1e}", flush=True)
+            passed += ok
+            failed += not ok
+            s.close()
+            m.close()
+            continue
         rng = np.random.default_rng(1)
         # The original's inputs: the stream's (a leading K) without it.
         feeds = {}

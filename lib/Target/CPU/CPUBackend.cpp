@@ -928,7 +928,8 @@ static SmallVector<const char *> targetX86Features(const CPUOptions &options) {
   return needed;
 }
 
-std::string lstm_opt::cpu::streamSource(const ModelSignature &sig) {
+std::string lstm_opt::cpu::streamSource(const ModelSignature &sig,
+                                        const StreamBlock *block) {
   if (sig.state.empty())
     return "";
   std::string src;
@@ -938,6 +939,10 @@ std::string lstm_opt::cpu::streamSource(const ModelSignature &sig) {
   for (const auto *list : {&sig.inputs, &sig.outputs})
     for (const TensorSig &t : *list)
       maxRank = std::max(maxRank, t.shape.size());
+  if (block)
+    for (const auto *list : {&block->sig.inputs, &block->sig.outputs})
+      for (const TensorSig &t : *list)
+        maxRank = std::max(maxRank, t.shape.size());
   auto ints = [&](auto &&values) {
     os << "{";
     bool first = true;
@@ -998,6 +1003,26 @@ std::string lstm_opt::cpu::streamSource(const ModelSignature &sig) {
       ints(sig.inputs[i].bound);
       os << ";\n";
     }
+  if (block) {
+    // The block entry's shapes (the chunk inputs and outputs with a leading
+    // axis of LSTM_OPT_BLOCK; the state and bound inputs as they are).
+    std::vector<int64_t> bRank, bShape, bShapeAt;
+    for (const auto *list : {&block->sig.inputs, &block->sig.outputs})
+      for (const TensorSig &t : *list) {
+        bRank.push_back(t.shape.size());
+        bShapeAt.push_back(bShape.size());
+        bShape.insert(bShape.end(), t.shape.begin(), t.shape.end());
+      }
+    os << "#define LSTM_OPT_BLOCK " << block->chunks << "\n"
+       << "void lstm_opt_block_packed(void **descs);\n"
+       << "static const int64_t kBlockRank[] = ";
+    ints(bRank);
+    os << ";\nstatic const int64_t kBlockShape[] = ";
+    ints(bShape);
+    os << ";\nstatic const int64_t kBlockShapeAt[] = ";
+    ints(bShapeAt);
+    os << ";\n";
+  }
   os << "static const void *const kBound[] = {";
   for (size_t i = 0; i < nIn; ++i)
     os << (i ? ", " : "")
@@ -1068,17 +1093,22 @@ int32_t lstm_opt_stream_set_state(lstm_opt_stream *s, int32_t k, const void *src
 
 /* A memref descriptor: two pointers, the offset, sizes, strides (8 bytes
    each on the 64-bit targets lstm-opt compiles for). */
-static void lstm_opt_describe(int64_t *d, int a, const void *data) {
+static void lstm_opt_describe_as(int64_t *d, const void *data, int64_t r,
+                                 const int64_t *shape) {
   void *p = (void *)data;
   memcpy(&d[0], &p, sizeof p);
   memcpy(&d[1], &p, sizeof p);
   d[2] = 0;
-  int64_t r = kRank[a], stride = 1;
+  int64_t stride = 1;
   for (int64_t j = r; j-- > 0;) {
-    d[3 + j] = kShape[kShapeAt[a] + j];
+    d[3 + j] = shape[j];
     d[3 + r + j] = stride;
-    stride *= kShape[kShapeAt[a] + j];
+    stride *= shape[j];
   }
+}
+
+static void lstm_opt_describe(int64_t *d, int a, const void *data) {
+  lstm_opt_describe_as(d, data, kRank[a], &kShape[kShapeAt[a]]);
 }
 
 void lstm_opt_stream_run(lstm_opt_stream *s, const void *const *inputs,
@@ -1110,7 +1140,37 @@ void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,
                                 const void *const *inputs, void *const *outputs) {
   const void *in[LSTM_OPT_NIN + 1];
   void *out[LSTM_OPT_NOUT + 1];
-  for (int64_t c = 0; c < n; ++c) {
+  int64_t c = 0;
+#ifdef LSTM_OPT_BLOCK
+  /* Whole blocks through the batched entry: what does not read the state
+     once over the block's chunks, each recurrent layer over their steps. */
+  for (; n - c >= LSTM_OPT_BLOCK; c += LSTM_OPT_BLOCK) {
+    int64_t d[LSTM_OPT_NIN + LSTM_OPT_NOUT][3 + 2 * LSTM_OPT_MAXRANK];
+    void *descs[LSTM_OPT_NIN + LSTM_OPT_NOUT];
+    int i = 0, o = 0;
+    for (int a = 0; a < LSTM_OPT_NIN; ++a) {
+      const void *p = kInSlot[a] >= 0    ? s->cur[kInSlot[a]]
+                      : kInSlot[a] == -2 ? kBound[a]
+                                         : (const char *)inputs[i++] + c * kBytes[a];
+      lstm_opt_describe_as(d[a], p, kBlockRank[a], &kBlockShape[kBlockShapeAt[a]]);
+      descs[a] = d[a];
+    }
+    for (int b = 0; b < LSTM_OPT_NOUT; ++b) {
+      int a = LSTM_OPT_NIN + b;
+      void *p = kOutSlot[b] >= 0 ? s->next[kOutSlot[b]]
+                                 : (char *)outputs[o++] + c * kBytes[a];
+      lstm_opt_describe_as(d[a], p, kBlockRank[a], &kBlockShape[kBlockShapeAt[a]]);
+      descs[a] = d[a];
+    }
+    lstm_opt_block_packed(descs);
+    for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
+      void *t = s->cur[k];
+      s->cur[k] = s->next[k];
+      s->next[k] = t;
+    }
+  }
+#endif
+  for (; c < n; ++c) {
     int i = 0, o = 0;
     for (int a = 0; a < LSTM_OPT_NIN; ++a)
       if (kInSlot[a] == -1) {
@@ -1157,7 +1217,8 @@ std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
 }
 
 LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
-                                            const CPUOptions &options) {
+                                            const CPUOptions &options,
+                                            bool blockEntry) {
   auto tm = targetMachine(options, /*pic=*/true);
   if (!tm) {
     module.emitError() << "no target machine: "
@@ -1172,6 +1233,22 @@ LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
   }
   llvmModule->setDataLayout((*tm)->createDataLayout());
   llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  if (blockEntry) {
+    // One entry, renamed; everything else it defines stays inside.
+    auto hide = [](llvm::GlobalValue &g) {
+      if (!g.isDeclaration() && !g.hasLocalLinkage())
+        g.setLinkage(llvm::GlobalValue::InternalLinkage);
+    };
+    for (llvm::Function &fn : *llvmModule)
+      if (fn.getName() == "lstm_opt_model_packed")
+        fn.setName("lstm_opt_block_packed");
+      else
+        hide(fn);
+    for (llvm::GlobalVariable &g : llvmModule->globals())
+      hide(g);
+    for (llvm::GlobalAlias &g : llvmModule->aliases())
+      hide(g);
+  }
   if (llvm::Error e = makeOptimizingTransformer(3, 0, tm->get())(llvmModule.get())) {
     module.emitError() << "LLVM optimisation failed: " << llvm::toString(std::move(e));
     return failure();
@@ -1349,14 +1426,30 @@ std::string lstm_opt::cpu::cHeader(const ModelSignature &sig) {
 LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
                                                const ModelSignature &sig,
                                                const CPUOptions &options,
-                                               StringRef path) {
-  SmallString<128> obj;
+                                               StringRef path,
+                                               ModuleOp blockModule,
+                                               const StreamBlock *block) {
+  SmallString<128> obj, blockObj;
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("lstm-opt", "o", obj)) {
     module.emitError() << "cannot create a temporary file: " << ec.message();
     return failure();
   }
   llvm::scope_exit removeObj([&] { llvm::sys::fs::remove(obj); });
   if (failed(emitObjectFile(module, obj, options)))
+    return failure();
+  if (blockModule && block) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("lstm-opt-block", "o", blockObj)) {
+      module.emitError() << "cannot create a temporary file: " << ec.message();
+      return failure();
+    }
+  }
+  llvm::scope_exit removeBlockObj([&] {
+    if (!blockObj.empty())
+      llvm::sys::fs::remove(blockObj);
+  });
+  if (!blockObj.empty() &&
+      failed(emitObjectFile(blockModule, blockObj, options, /*blockEntry=*/true)))
     return failure();
   // A foreign triple links with that triple's C compiler driver, and only
   // the C library: this machine has no OpenMP runtime built for it.
@@ -1403,13 +1496,16 @@ LogicalResult lstm_opt::cpu::emitSharedLibrary(ModuleOp module,
       module.emitError() << "cannot write " << check << ": " << ec.message();
       return failure();
     }
-    out << cpuCheckSource(options) << streamSource(sig);
+    out << cpuCheckSource(options)
+        << streamSource(sig, blockObj.empty() ? nullptr : block);
   }
   // -z defs: a symbol nothing provides is a link error here, not a load
   // error where the model is deployed.
   std::vector<std::string> args = {*cc,  "-shared", "-fPIC", "-O1",
                                    "-Wl,-z,defs", "-o", tmp.str().str(),
                                    obj.str().str(), check.str().str()};
+  if (!blockObj.empty())
+    args.push_back(blockObj.str().str());
   // Its file name as its SONAME: a program linked against it records that
   // name, not the path it was linked from, and finds it wherever it is
   // deployed (an rpath such as $ORIGIN, or the library path).

@@ -167,10 +167,20 @@ struct ModelSignature {
   bool isStateOutput(unsigned o) const;
 };
 
+/// A second entry point of a stream library: the model's batched form for
+/// `chunks` chunks per call (onnx-stream-to-sequence), which run_chunks
+/// calls for each whole block of `chunks` (--stream-block).
+struct StreamBlock {
+  int64_t chunks = 0;
+  ModelSignature sig;
+};
+
 /// The C source of the lstm_opt_stream_* API of a model with state pairs
 /// (`sig.state`), compiled into its library beside the CPU check; "" for a
-/// model without. See docs/RuntimeABI.md.
-std::string streamSource(const ModelSignature &sig);
+/// model without. With `block`, run_chunks runs whole blocks of
+/// block->chunks through `lstm_opt_block_packed`. See docs/RuntimeABI.md.
+std::string streamSource(const ModelSignature &sig,
+                         const StreamBlock *block = nullptr);
 
 /// Parses what kSignatureSymbol holds.
 llvm::Expected<ModelSignature> parseSignatureJSON(llvm::StringRef text);
@@ -210,15 +220,24 @@ llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 
 /// Writes an object file (or, for a path ending in .s, assembly) for the
 /// CPU `options.targetCPU` names (default: this host's).
+/// With `blockEntry`, the module is a stream's block form: its entry
+/// `lstm_opt_model_packed` is renamed `lstm_opt_block_packed` and every
+/// other symbol it defines made internal, so that it links beside the
+/// model's own object.
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp llvmModule,
                                    llvm::StringRef path,
-                                   const CPUOptions &options = {});
+                                   const CPUOptions &options = {},
+                                   bool blockEntry = false);
 /// Writes a shared library (object linked by the system compiler driver)
 /// and, next to it, the C header `<stem>.h` (see cHeader).
+/// With `blockModule` (lowered like the model, `block` its signature), the
+/// library's run_chunks batches whole blocks through it.
 mlir::LogicalResult emitSharedLibrary(mlir::ModuleOp llvmModule,
                                       const ModelSignature &sig,
                                       const CPUOptions &options,
-                                      llvm::StringRef path);
+                                      llvm::StringRef path,
+                                      mlir::ModuleOp blockModule = {},
+                                      const StreamBlock *block = nullptr);
 /// The C header declaring the entry point of `sig`.
 std::string cHeader(const ModelSignature &sig);
 
