@@ -11,6 +11,7 @@
 #ifndef LSTM_OPT_TEST_FUZZ_FUZZCOMMON_H
 #define LSTM_OPT_TEST_FUZZ_FUZZCOMMON_H
 
+#include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 #include "lstm-opt/InitAll.h"
 #include "lstm-opt/Pipelines/Pipelines.h"
 #include "lstm-opt/Target/ONNX/ONNXExport.h"
@@ -56,21 +57,35 @@ inline mlir::MLIRContext &context() {
   return *ctx;
 }
 
-/// What lstm-opt does with an imported model (ONNX target): unroll recurrent
-/// loops, run the default pipeline, export. Any step may fail cleanly.
+/// What lstm-opt does with an imported model (ONNX target): inline the Ifs
+/// that shapes decide, unroll recurrent loops, run the default pipeline,
+/// export; then the streaming rewrite (--stream-to-sequence=3, the state
+/// found by auto, batched where it can be) on the result, exported too. Any
+/// step may fail cleanly.
 inline void optimiseAndExport(mlir::OwningOpRef<mlir::ModuleOp> module,
                               const ONNXImportOptions &options) {
-  if (!module || mlir::failed(unrollRecurrentLoops(module, options)))
+  int inlined = 0;
+  if (!module || mlir::failed(inlineShapeDecidedIfs(module, options, inlined)) ||
+      mlir::failed(unrollRecurrentLoops(module, options)))
     return;
   mlir::PassManager pm(module->getContext(), mlir::ModuleOp::getOperationName());
   buildDefaultPipeline(pm);
   if (mlir::failed(pm.run(*module)))
     return;
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  ONNXExportOptions exportOptions;
-  exportOptions.runChecker = false; // the checker is libonnx's, fuzzed upstream
-  (void)exportONNX(*module, os, ONNXFileFormat::Binary, exportOptions);
+  auto exportIt = [](mlir::ModuleOp m) {
+    std::string bytes;
+    llvm::raw_string_ostream os(bytes);
+    ONNXExportOptions exportOptions;
+    exportOptions.runChecker = false; // the checker is libonnx's, fuzzed upstream
+    (void)exportONNX(m, os, ONNXFileFormat::Binary, exportOptions);
+  };
+  exportIt(*module);
+  mlir::PassManager spm(module->getContext(), mlir::ModuleOp::getOperationName());
+  rnn::ONNXStreamToSequencePassOptions stream;
+  stream.chunks = 3;
+  spm.addPass(rnn::createONNXStreamToSequencePass(stream));
+  if (mlir::succeeded(spm.run(*module)))
+    exportIt(*module);
 }
 
 /// One fuzz input: a model in `format`, through import, the pipeline and

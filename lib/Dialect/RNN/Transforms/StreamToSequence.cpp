@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
@@ -182,7 +183,9 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
     out.shape = shape;
     int64_t count = 1;
     for (int64_t d : shape)
-      count *= d;
+      if (d < 0 || llvm::MulOverflow(count, d, count) ||
+          count > kMaxRoundTripElements)
+        return std::nullopt;
     return count;
   };
   std::optional<IdTensor> r;
@@ -399,8 +402,10 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
   }
   int64_t count = 1;
   for (int64_t d : out.shape)
-    count *= d;
-  if ((int64_t)out.ids.size() != count || count > kMaxRoundTripElements)
+    if (d < 0 || llvm::MulOverflow(count, d, count) ||
+        count > kMaxRoundTripElements)
+      return std::nullopt;
+  if ((int64_t)out.ids.size() != count)
     return std::nullopt;
   env[v] = out;
   return out;
@@ -458,7 +463,14 @@ private:
     if (!rt || !rt.hasStaticShape() || axis < 0 || axis >= rt.getRank())
       return {};
     SmallVector<int64_t> s(rt.getShape());
-    s[axis] *= n;
+    // Sizes a model cannot have (overflowing, or past 2^48 elements) are
+    // refused rather than wrapped.
+    int64_t count = 1;
+    if (llvm::MulOverflow(s[axis], n, s[axis]))
+      return {};
+    for (int64_t d : s)
+      if (llvm::MulOverflow(count, d, count) || count > (int64_t(1) << 48))
+        return {};
     return RankedTensorType::get(s, rt.getElementType());
   }
   Value reshape(Value v, ArrayRef<int64_t> shape) {
@@ -999,8 +1011,13 @@ LogicalResult ChunkBatcher::run(std::string &whyOut) {
   for (auto &[i, v] : mergedInput) {
     auto rt = cast<RankedTensorType>(f.getArgument(i).getType());
     int64_t a = inputAxis.lookup(i);
-    SmallVector<int64_t> merged(rt.getShape());
-    merged[a] *= n;
+    RankedTensorType grownType = grown(rt, a);
+    if (!grownType) {
+      why = "chunk input '" + argName(f, i).str() + "' is too large for " +
+            std::to_string(n) + " chunks";
+      return undo();
+    }
+    SmallVector<int64_t> merged(grownType.getShape());
     Value in = f.getArgument(i);
     if (a > 0) {
       // [N, d0, .., da, ..] -> [d0, .., N, da, ..]: the chunk axis before a.
@@ -1098,6 +1115,8 @@ LogicalResult ChunkBatcher::checkRoundTrip() {
       auto t = dyn_cast<RankedTensorType>(op.getResult(r).getType());
       if (!t || !t.hasStaticShape())
         return fail(&op, "its final state has no static shape");
+      if (t.getNumElements() > kMaxRoundTripElements)
+        return fail(&op, "its final state has more than 2^20 elements");
       IdTensor leaf{SmallVector<int64_t>(t.getShape()), {}};
       for (int64_t k = 0; k < t.getNumElements(); ++k)
         leaf.ids.push_back(next++);
