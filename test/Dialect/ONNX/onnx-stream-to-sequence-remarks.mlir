@@ -79,3 +79,20 @@ func.func @flatten_across(%arg0: tensor<1x1x2xf32> {onnx.name = "x"}, %arg1: ten
   %f = onnx.node "Flatten"(%c) {attrs = {axis = 3 : i64}} : (tensor<2x1x1x3xf32>) -> tensor<2x3xf32>
   return %f, %Y_h : tensor<2x3xf32>, tensor<1x1x3xf32>
 }
+
+// -----
+
+// A Gemm whose C has a row per batch row: batched, C would not broadcast.
+// AUTO-LOOP: remark: onnx-stream-to-sequence: a Loop over the chunks (they cannot be batched: {{.*}}(Gemm): its C has a row per batch row)
+func.func @gemm_c_per_row(%arg0: tensor<1x2x2xf32> {onnx.name = "x"}, %arg1: tensor<1x2x3xf32> {onnx.name = "h"}) -> (tensor<2x2xf32> {onnx.name = "out"}, tensor<1x2x3xf32> {onnx.name = "hn"}) {
+  %0 = onnx.none
+  %1 = onnx.initializer "W" dense<0.5> : tensor<1x3x2xf32>
+  %2 = onnx.initializer "R" dense<0.25> : tensor<1x3x3xf32>
+  %b = onnx.initializer "B2" dense<1.0> : tensor<3x2xf32>
+  %c = onnx.initializer "C2" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %ax = onnx.initializer "ax" dense<0> : tensor<1xi64>
+  %Y, %Y_h = onnx.RNN(%arg0, %1, %2, %0, %0, %arg1) {hidden_size = 3 : i64} : (tensor<1x2x2xf32>, tensor<1x3x2xf32>, tensor<1x3x3xf32>, none, none, tensor<1x2x3xf32>) -> (tensor<1x1x2x3xf32>, tensor<1x2x3xf32>)
+  %s = onnx.Squeeze(%Y_h, %ax) : (tensor<1x2x3xf32>, tensor<1xi64>) -> tensor<2x3xf32>
+  %g = onnx.Gemm(%s, %b, %c) : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %g, %Y_h : tensor<2x2xf32>, tensor<1x2x3xf32>
+}

@@ -856,13 +856,16 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
   if (type == "Split" || type == "Softmax" ||
       type == "LogSoftmax" || type == "LayerNormalization" ||
       type == "Flatten") {
-    int64_t def = type == "Softmax" || type == "LogSoftmax" ||
-                          type == "LayerNormalization"
-                      ? -1
-                      : (type == "Flatten" ? 1 : 0);
+    // Default axes: Softmax's is 1 before opset 13, -1 from 13 on.
+    bool softmax = type == "Softmax" || type == "LogSoftmax";
+    int64_t def = softmax ? (od::getDefaultOpset(op) < 13 ? 1 : -1)
+                  : type == "LayerNormalization" ? -1
+                  : type == "Flatten"            ? 1
+                                                 : 0;
     auto axis = norm(intAttr(op, "axis").value_or(def), inRank);
-    if (!axis || (type == "Flatten" ? a >= *axis : *axis == a) ||
-        (type == "LayerNormalization" && a >= *axis))
+    // Flatten, LayerNormalization and (before opset 13) Softmax work on all
+    // the axes from `axis` on: the batch axis must come before them.
+    if (!axis || (type == "Split" ? *axis == a : a >= *axis))
       return fail(op, "works across the batch axis");
     if (type == "Flatten") {
       // The batch axis must lead what Flatten merges, for the chunks to
@@ -914,11 +917,26 @@ FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
   if (type == "MatMul") {
     if (first != 0 || a >= inRank - 1 || inRank < 2)
       return fail(op, "contracts the batch axis");
-    return a + (outRank - inRank);
+    // Batched along a batch dimension of A: B must not have one there.
+    auto bt = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    int64_t out = a + (outRank - inRank);
+    if (!bt || bt.getRank() < 2)
+      return fail(op, "B without a known rank");
+    int64_t at = out - (outRank - bt.getRank());
+    if (a < inRank - 2 && at >= 0 && at < bt.getRank() - 2 &&
+        bt.getDimSize(at) != 1)
+      return fail(op, "B broadcasts along the batch axis");
+    return out;
   }
   if (type == "Gemm") {
     if (first != 0 || a != 0 || intAttr(op, "transA").value_or(0))
       return fail(op, "its batched input is not A's rows");
+    // C broadcasts along the rows only if it has one row.
+    if (op->getNumOperands() > 2 && !isa<NoneType>(op->getOperand(2).getType())) {
+      auto ct = dyn_cast<RankedTensorType>(op->getOperand(2).getType());
+      if (!ct || (ct.getRank() == 2 && ct.getDimSize(0) != 1))
+        return fail(op, "its C has a row per batch row");
+    }
     return int64_t(0);
   }
   return fail(op, "no rule says that it computes each chunk independently");
@@ -1305,14 +1323,10 @@ struct StreamToSequence
       }
       whyNot = firstWhy;
       if (batched) {
-        struct {
-          int64_t batchedOps, layers;
-        } batcher = {counts.batchedOps, counts.layers};
         f.emitRemark() << kPass << ": the " << int64_t(chunks)
-                       << " chunks batched: " << batcher.batchedOps
-                       << " ops run once over all chunks, "
-                       << batcher.layers << " recurrent layer"
-                       << (batcher.layers == 1 ? "" : "s")
+                       << " chunks batched: " << counts.batchedOps
+                       << " ops run once over all chunks, " << counts.layers
+                       << " recurrent layer" << (counts.layers == 1 ? "" : "s")
                        << " over all their steps";
         return success();
       }
