@@ -2419,8 +2419,10 @@ void CellRecognizer::expandQOperatorNodes() {
           ->getResult(0);
     };
     auto scalar = [&](Value v) {
-      auto rt = dyn_cast<RankedTensorType>(v ? v.getType() : Type());
-      return none(v) || (rt && rt.hasStaticShape() && rt.getNumElements() == 1);
+      if (none(v))
+        return true;
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      return rt && rt.hasStaticShape() && rt.getNumElements() == 1;
     };
     Value y, ys, yz;
     if (t == "QLinearMatMul") {
