@@ -253,6 +253,9 @@ FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
   };
   if (zeroPoint && isa<NoneType>(zeroPoint.getType()))
     zeroPoint = Value();
+  if (!q || !scale || isa<NoneType>(q.getType()) ||
+      isa<NoneType>(scale.getType()))
+    return fail("its quantized weight or scale is missing");
   ElementsAttr qa = getConstantAttr(skipIdentities(q));
   ElementsAttr za = zeroPoint ? getConstantAttr(skipIdentities(zeroPoint))
                               : ElementsAttr();

@@ -1858,6 +1858,11 @@ void CellRecognizer::importLayer(Operation *op) {
 Value CellRecognizer::dequantizedWeight(Location loc, Value wq, Value scale,
                                         Value zp, int64_t axis,
                                         std::string &why) {
+  if (!wq || !scale || isa<NoneType>(wq.getType()) ||
+      isa<NoneType>(scale.getType())) {
+    why = "a quantized MatMul's weight or scale is missing";
+    return Value();
+  }
   wq = od::skipIdentities(wq);
   scale = od::skipIdentities(scale);
   if (zp && isa<NoneType>(zp.getType()))
@@ -2418,16 +2423,18 @@ void CellRecognizer::expandQOperatorNodes() {
                                 "DequantizeLinear", "", attrs, ArrayAttr(), 0)
           ->getResult(0);
     };
+    // One value, or absent (a zero point); `scale`: one value, present.
     auto scalar = [&](Value v) {
       if (none(v))
         return true;
       auto rt = dyn_cast<RankedTensorType>(v.getType());
       return rt && rt.hasStaticShape() && rt.getNumElements() == 1;
     };
+    auto scale = [&](Value v) { return !none(v) && scalar(v); };
     Value y, ys, yz;
     if (t == "QLinearMatMul") {
-      if (ins.size() != 8 || !scalar(in(1)) || !scalar(in(2)) ||
-          !scalar(in(6)) || !scalar(in(7)))
+      if (ins.size() != 8 || !scale(in(1)) || !scalar(in(2)) || none(in(4)) ||
+          !scale(in(6)) || !scalar(in(7)))
         continue;
       auto bt = dyn_cast<RankedTensorType>(in(3).getType());
       if (!bt || bt.getRank() < 2)
@@ -2439,8 +2446,8 @@ void CellRecognizer::expandQOperatorNodes() {
       ys = in(6);
       yz = in(7);
     } else if (t == "QLinearAdd" || t == "QLinearMul") {
-      if (ins.size() < 7 || !scalar(in(1)) || !scalar(in(2)) ||
-          !scalar(in(4)) || !scalar(in(5)) || !scalar(in(6)) || !scalar(in(7)))
+      if (ins.size() < 7 || !scale(in(1)) || !scalar(in(2)) ||
+          !scale(in(4)) || !scalar(in(5)) || !scale(in(6)) || !scalar(in(7)))
         continue;
       Value a = dq(in(0), in(1), in(2)), c = dq(in(3), in(4), in(5));
       Type rt = fType(n->getResult(0));
@@ -2449,8 +2456,8 @@ void CellRecognizer::expandQOperatorNodes() {
       ys = in(6);
       yz = in(7);
     } else if (t == "QLinearSigmoid" || t == "QLinearLeakyRelu") {
-      if (ins.size() < 4 || !scalar(in(1)) || !scalar(in(2)) ||
-          !scalar(in(3)) || !scalar(in(4)))
+      if (ins.size() < 4 || !scale(in(1)) || !scalar(in(2)) ||
+          !scale(in(3)) || !scalar(in(4)))
         continue;
       Value x = dq(in(0), in(1), in(2));
       Type rt = fType(n->getResult(0));
@@ -2469,14 +2476,15 @@ void CellRecognizer::expandQOperatorNodes() {
       ys = in(3);
       yz = in(4);
     } else { // QLinearConcat(Y_scale, Y_zero_point, (X, X_scale, X_zp)...)
-      if (ins.size() < 5 || (ins.size() - 2) % 3 != 0 || !scalar(in(0)) ||
+      if (ins.size() < 5 || (ins.size() - 2) % 3 != 0 || !scale(in(0)) ||
           !scalar(in(1)))
         continue;
       bool ok = true;
       SmallVector<Value> parts;
       for (unsigned i = 2; i + 2 < ins.size() && ok; i += 3) {
-        ok = scalar(in(i + 1)) && scalar(in(i + 2));
-        parts.push_back(dq(in(i), in(i + 1), in(i + 2)));
+        ok = scale(in(i + 1)) && scalar(in(i + 2));
+        if (ok)
+          parts.push_back(dq(in(i), in(i + 1), in(i + 2)));
       }
       DictionaryAttr attrs = n.getAttrsAttr();
       auto axis = attrs ? attrs.getAs<IntegerAttr>("axis") : IntegerAttr();
