@@ -84,6 +84,15 @@ StringRef resultName(func::FuncOp f, unsigned i) {
   return {};
 }
 
+/// The ONNX operator type of `op` when it is of the default domain (the
+/// rules below are those operators'); "" otherwise.
+StringRef defaultDomainType(Operation *op) {
+  if (auto n = dyn_cast<od::NodeOp>(op);
+      n && !n.getDomain().empty() && n.getDomain() != "ai.onnx")
+    return {};
+  return od::getOnnxOpType(op);
+}
+
 /// An integer attribute of a typed op or an onnx.node.
 std::optional<int64_t> intAttr(Operation *op, StringRef name) {
   Attribute a = op->getAttr(name);
@@ -133,7 +142,12 @@ std::optional<IdTensor> moveIds(Value v, DenseMap<Value, IdTensor> &env,
   auto rt = dyn_cast<RankedTensorType>(v.getType());
   if (!op || depth > 64 || !rt)
     return std::nullopt;
-  StringRef type = od::getOnnxOpType(op);
+  StringRef type = defaultDomainType(op);
+  // Arity as the operators define it (an onnx.node may hold any).
+  if ((type == "Gather" && op->getNumOperands() != 2) ||
+      (type == "Slice" && op->getNumOperands() < 3) ||
+      op->getNumOperands() == 0)
+    return std::nullopt;
   auto in = [&](unsigned i) -> std::optional<IdTensor> {
     if (i >= op->getNumOperands())
       return std::nullopt;
@@ -680,7 +694,11 @@ FailureOr<Value> ChunkBatcher::evalF(Value v) {
 /// The batch axis of `op`'s results, when it computes each chunk of its
 /// batched operands independently.
 FailureOr<int64_t> ChunkBatcher::rule(Operation *op, ArrayRef<Batched> in) {
-  StringRef type = od::getOnnxOpType(op);
+  StringRef type = defaultDomainType(op);
+  if ((type == "Gather" && op->getNumOperands() != 2) ||
+      ((type == "Slice" || type == "Pad") && op->getNumOperands() < 2) ||
+      ((type == "MatMul" || type == "Gemm") && op->getNumOperands() < 2))
+    return fail(op, "an arity the operator does not have");
   int64_t outRank = -1;
   if (op->getNumResults())
     if (auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
