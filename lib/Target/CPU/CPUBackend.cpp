@@ -1111,6 +1111,15 @@ static void lstm_opt_describe(int64_t *d, int a, const void *data) {
   lstm_opt_describe_as(d, data, kRank[a], &kShape[kShapeAt[a]]);
 }
 
+/* The state a call wrote becomes the one the next call reads. */
+static void lstm_opt_swap_states(lstm_opt_stream *s) {
+  for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
+    void *t = s->cur[k];
+    s->cur[k] = s->next[k];
+    s->next[k] = t;
+  }
+}
+
 void lstm_opt_stream_run(lstm_opt_stream *s, const void *const *inputs,
                          void *const *outputs) {
   int64_t d[LSTM_OPT_NIN + LSTM_OPT_NOUT][3 + 2 * LSTM_OPT_MAXRANK];
@@ -1129,11 +1138,7 @@ void lstm_opt_stream_run(lstm_opt_stream *s, const void *const *inputs,
     descs[a] = d[a];
   }
   lstm_opt_model_packed(descs);
-  for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
-    void *t = s->cur[k];
-    s->cur[k] = s->next[k];
-    s->next[k] = t;
-  }
+  lstm_opt_swap_states(s);
 }
 
 void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,
@@ -1163,11 +1168,7 @@ void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,
       descs[a] = d[a];
     }
     lstm_opt_block_packed(descs);
-    for (int k = 0; k < LSTM_OPT_NSTATE; ++k) {
-      void *t = s->cur[k];
-      s->cur[k] = s->next[k];
-      s->next[k] = t;
-    }
+    lstm_opt_swap_states(s);
   }
 #endif
   for (; c < n; ++c) {
