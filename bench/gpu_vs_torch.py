@@ -84,6 +84,9 @@ VARIANTS = {
     # The recurrent weights in shared memory even where they fit registers.
     "gpu-persistent-shared": ["--target=gpu", "--gpu-design=persistent",
                               "--gpu-weights=shared"],
+    # bf16 recurrent products on the tensor cores (mma.sync, f32 sums).
+    "gpu-persistent-bf16": ["--target=gpu", "--gpu-design=persistent",
+                            "--precision=bf16"],
     # Fewer, larger blocks than the default (one per SM): 4, 8, 12 and 16 units.
     "gpu-persistent-u4": ["--target=gpu", "--gpu-design=persistent",
                           "--gpu-units-per-block=4"],
@@ -94,7 +97,7 @@ VARIANTS = {
     "gpu-persistent-u16": ["--target=gpu", "--gpu-design=persistent",
                            "--gpu-units-per-block=16"],
 }
-TOL = {"f32": 1e-4, "f16": 2e-2}
+TOL = {"f32": 1e-4, "f16": 2e-2, "bf16": 3e-2}
 
 
 # ------------------------------------------------------------------ build (here)
@@ -362,7 +365,7 @@ def run(args):
                 add("torch-eager-loop", "f32", h2h, dev, outs)
         # lstm-opt's compiled models.
         for v, info in e["variants"].items():
-            prec = "f16" if v.endswith("f16") else "f32"
+            prec = "bf16" if v.endswith("bf16") else "f16" if v.endswith("f16") else "f32"
             if info["so"] is None:
                 add("lstm-opt " + v, prec, None, None, None, "not built: " + info["compile_error"])
                 continue

@@ -27,6 +27,8 @@ Variants:
     gpu-persistent-shared, gpu-persistent-grid-shared  gpu-persistent and -grid with
                     --gpu-weights=shared (the recurrent weights in shared memory, not
                     registers)
+    gpu-persistent-bf16, gpu-persistent-grid-bf16  gpu-persistent and -grid with
+                    --precision=bf16 (the recurrent products on the tensor cores)
 
 Next to them: lib/ (libLstmOptCUDNNRuntime.so, libLstmOptGPURuntime.so and the
 CUDA runtime libcudart.so.13 they were linked against), lstm_opt_runtime.py
@@ -74,6 +76,13 @@ VARIANTS = {
     "gpu-persistent-grid-shared": (["--target=gpu", "--gpu-design=persistent",
                                     "--gpu-units-per-block=2", "--gpu-weights=shared"],
                                    "cuda", 1e-4),
+    # bf16 recurrent products on the tensor cores (one block per direction
+    # where it fits, and one 16-row tile per block).
+    "gpu-persistent-bf16": (["--target=gpu", "--gpu-design=persistent",
+                             "--precision=bf16"], "cuda", 3e-2),
+    "gpu-persistent-grid-bf16": (["--target=gpu", "--gpu-design=persistent",
+                                  "--gpu-units-per-block=2", "--precision=bf16"],
+                                 "cuda", 3e-2),
 }
 LIMIT_BYTES = 60 << 20
 

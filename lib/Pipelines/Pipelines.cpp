@@ -90,7 +90,8 @@ static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
                                                    StringRef design,
                                                    int64_t unitsPerBlock,
                                                    StringRef gridSync,
-                                                   StringRef weights) {
+                                                   StringRef weights,
+                                                   StringRef precision) {
   ConvertRNNToGPUPassOptions gpu;
   gpu.mapping = "gpu";
   gpu.design = design.str();
@@ -99,6 +100,7 @@ static ConvertRNNToGPUPassOptions gpuKernelOptions(StringRef chip,
   gpu.unitsPerBlock = unitsPerBlock;
   gpu.gridSync = gridSync.str();
   gpu.weights = weights.str();
+  gpu.precision = precision.str();
   return gpu;
 }
 
@@ -134,7 +136,7 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     pm.addPass(createConvertRNNToGPUPass(
         gpuKernelOptions(options.gpuChip, options.gpuDesign,
                          options.gpuUnitsPerBlock, options.gpuGridSync,
-                         options.gpuWeights)));
+                         options.gpuWeights, options.precision)));
     GPUKernelsOptions kernels;
     kernels.chip = options.gpuChip;
     kernels.format = options.gpuBinaryFormat;
@@ -236,7 +238,7 @@ void lstm_opt::buildGPUPipeline(OpPassManager &pm,
   pm.addPass(
       createConvertRNNToGPUPass(gpuKernelOptions(options.chip, options.design,
                                                  options.unitsPerBlock, options.gridSync,
-                                                 options.weights)));
+                                                 options.weights, options.precision)));
 }
 
 void lstm_opt::buildLinalgPipeline(OpPassManager &pm,

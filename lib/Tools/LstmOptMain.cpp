@@ -509,10 +509,12 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
     return 1;
   }
-  if (cpuOptions.precision != "f32" && target != "cpu") {
-    llvm::errs() << "lstm-opt: error: --precision is for --target=cpu (the "
-                    "ONNX target keeps the model's numbers; the cuDNN layers "
-                    "take --cudnn-data-type)\n";
+  if (cpuOptions.precision != "f32" && target != "cpu" &&
+      !(target == "gpu" && cpuOptions.precision == "bf16")) {
+    llvm::errs() << "lstm-opt: error: --precision is for --target=cpu, and "
+                    "bf16 for --target=gpu too (the ONNX target keeps the "
+                    "model's numbers; the cuDNN layers take "
+                    "--cudnn-data-type)\n";
     return 1;
   }
   // A foreign triple's CPU defaults to its generic one, not this host.
@@ -543,10 +545,12 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     cpuOptions.gpuBinaryFormat = gpuBinaryFormat;
     // --gpu-design=auto on a chip with a measured table: each layer through
     // whichever of cuDNN and the generated kernels is faster there (needs a
-    // build with the cuDNN runtime).
+    // build with the cuDNN runtime). The table is f32's: with bf16 every
+    // layer it fits runs the generated kernels' bf16 design.
     std::string why;
     cpuOptions.gpuLayerChoice =
-        cpuOptions.gpuKernelsDesign == "auto" && cpu::haveCUDNNRuntime() &&
+        cpuOptions.gpuKernelsDesign == "auto" && cpuOptions.precision == "f32" &&
+        cpu::haveCUDNNRuntime() &&
         cudnn::fasterThanGeneratedKernels(cpuOptions.gpuChip, 1, 1, why).has_value();
   }
   if (streamToSequence != 0) {
@@ -686,6 +690,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     gpuOptions.unitsPerBlock = cpuOptions.gpuUnitsPerBlock;
     gpuOptions.gridSync = cpuOptions.gpuGridSync;
     gpuOptions.weights = cpuOptions.gpuWeights;
+    gpuOptions.precision = cpuOptions.precision;
     gpuOptions.recognize = !explicitPasses;
     auto compiled = gpu_backend::compileToPTX(*module, gpuOptions);
     if (failed(compiled))

@@ -595,9 +595,12 @@ int main(int argc, char **argv) {
     return fail("--device takes cpu, cuda or gpu, not '" + device + "'");
   // The precision is the CPU kernels': the cuDNN and GPU layers have their
   // own data types, and the GPU kernel bodies on the CPU are f32.
-  if (options.precision != "f32" && (device != "cpu" || options.gpuKernelsOnCPU))
+  if (options.precision != "f32" &&
+      !(device == "gpu" && options.precision == "bf16") &&
+      (device != "cpu" || options.gpuKernelsOnCPU))
     return fail("--precision is for the CPU kernels (--device=cpu without "
-                "--gpu-kernels-on-cpu); the cuDNN layers take "
+                "--gpu-kernels-on-cpu), and bf16 for the generated GPU "
+                "kernels (--device=gpu) too; the cuDNN layers take "
                 "--cudnn-data-type");
   if (device == "gpu") {
     if (!cpu::haveGPURuntime())

@@ -317,6 +317,12 @@ def ConvertRNNToGPUPass : Pass<"convert-rnn-to-gpu", "mlir::ModuleOp"> {
            "(each lane its share of its unit's gate rows, for the whole "
            "sequence, where they fit; else shared memory) or shared (always "
            "shared memory)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"f32\"",
+           "The persistent kernel's recurrent products: f32, or bf16 (the "
+           "recurrent weights and h rounded to bf16, multiplied on the tensor "
+           "cores by mma.sync m16n8k16 with f32 accumulation; the input "
+           "projection, gates, cell state and outputs stay f32). A layer the "
+           "bf16 design cannot run stays f32, with a remark">,
     Option<"unitsPerBlock", "units-per-block", "int64_t", /*default=*/"0",
            "Hidden units per block of the persistent kernel (0: one block per "
            "direction when it fits, else as many blocks as max-blocks allows)">,

@@ -229,6 +229,11 @@ struct GPUPipelineOptions
       llvm::cl::desc("Where the persistent kernel keeps the recurrent "
                      "weights: registers (where they fit) or shared"),
       llvm::cl::init("registers")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The persistent kernel's recurrent products: f32 or bf16 "
+                     "(tensor cores, f32 accumulation)"),
+      llvm::cl::init("f32")};
   Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("The GPU the kernels are for (sm_80, sm_90): its shared "

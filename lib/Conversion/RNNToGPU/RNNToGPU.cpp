@@ -147,6 +147,12 @@ struct PersistGeometry {
   /// h, double-buffered; one barrier per step.
   bool regs = false;
   int64_t M = 0;
+  /// The bf16 tensor-core design (see mmaGeometry): the register design's
+  /// step loop, its dot products as mma.sync m16n8k16 tiles.
+  bool mma = false;
+  /// Units per 16-row tile (16 / G), tiles per block, warps per tile (the
+  /// K split), 16-wide k tiles in all and per warp.
+  int64_t UT = 0, TB = 0, KS = 0, KT = 0, KTW = 0;
 };
 
 /// Registers a thread of the register design needs, estimated: its weights,
@@ -208,6 +214,50 @@ PersistGeometry persistGeometry(const LayerSpec &s, int64_t U,
   return g;
 }
 
+/// The bf16 tensor-core design for U units per block (a multiple of UT).
+/// The recurrent matrix of a direction is cut into tiles of 16 rows: UT =
+/// 16 / G units, each unit's G gate rows (row g * UT + u; the rows past
+/// G * UT, a GRU's 16th, are zero). A block holds TB tiles; each tile is
+/// multiplied by KS warps, warp ks taking KTW of its KT k tiles of 16, each
+/// keeping its A fragments (the tile's weights at those k, bf16) in
+/// registers for the whole sequence: 4 registers a k tile. Per step a warp
+/// runs KTW `mma.sync.m16n8k16` with h (rounded to bf16) as the 16 x 8 B
+/// operand, the batch rows its columns, and leaves its f32 16 x 8 sums in
+/// shared memory (red[KS][TB][16][8]); after a barrier thread (b, unit) adds
+/// the KS parts of its G sums and runs the cell, as in the register design.
+/// Shared memory: h double-buffered (2 x B x Kp) and red.
+PersistGeometry mmaGeometry(const LayerSpec &s, int64_t U) {
+  PersistGeometry g;
+  g.mma = true;
+  g.UT = 16 / s.G;
+  g.U = U;
+  g.TB = llvm::divideCeil(U, g.UT);
+  g.nbd = llvm::divideCeil(s.H, U);
+  g.oneBlock = g.nbd == 1;
+  g.Kp = llvm::alignTo(s.H, 16);
+  g.S = g.Kp;
+  g.KT = g.Kp / 16;
+  // At most 8 k tiles a warp (32 registers of weights a lane): a warp's
+  // mma chain, not the tensor cores' rate, bounds a step, so the k tiles
+  // are spread over as many warps as that takes.
+  g.KS = llvm::divideCeil(g.KT, 8);
+  g.KTW = llvm::divideCeil(g.KT, g.KS);
+  g.rows = s.G * U;
+  g.NT = std::max<int64_t>(g.TB * g.KS * 32, llvm::alignTo(s.B * U, 32));
+  g.groups = g.NT;
+  g.stateN = 2 * s.B * g.Kp;
+  g.sharedFloats = g.stateN + g.KS * g.TB * 128;
+  return g;
+}
+
+/// Whether the bf16 design's block fits: threads, registers (its weights,
+/// its two sets of sums, the cell; 56 more than the weights, as ptxas used
+/// for LSTM B4 H256) and shared memory.
+bool mmaFits(const PersistGeometry &g, int64_t sharedBytes) {
+  return g.NT <= 1024 && g.KTW * 4 + 56 <= registerBudget(g.NT) &&
+         g.sharedFloats * 4 <= sharedBytes;
+}
+
 /// The launch geometry and body of one kernel. The body gets the builder,
 /// the block and thread ids and the kernel's operands (the host values with
 /// mapping=cpu, the gpu.func's arguments with mapping=gpu).
@@ -218,10 +268,10 @@ class LayerEmitter {
 public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
                Mapping mapping, bool persistent, int64_t unitsPerBlock,
-               bool flagSync, bool regWeights)
+               bool flagSync, bool regWeights, bool bf16Mma = false)
       : module(module), symbols(module), s(spec), name(name.str()),
         mapping(mapping), persistent(persistent), U(unitsPerBlock),
-        flagSync(flagSync), regWeights(regWeights) {}
+        flagSync(flagSync), regWeights(regWeights), bf16Mma(bf16Mma) {}
 
   func::FuncOp emit(ArrayRef<float> w, ArrayRef<float> r, ArrayRef<float> bw,
                     ArrayRef<float> br);
@@ -308,6 +358,8 @@ private:
   /// The split-K kernel keeps the recurrent weights in registers where they
   /// fit (PersistGeometry::regs).
   bool regWeights;
+  /// The persistent kernel's bf16 tensor-core design (mmaGeometry).
+  bool bf16Mma;
   SmallVector<Value> deviceBuffers;
   /// Positions of the buffers in the kernels' operand list.
   enum Op { X, Wt, Bias, Rt, Rk, Brn, P, Hb, Cb, Zb, RHb, Y, H0, C0, Hn, Cn, Ctr, Xch, NumOps };
@@ -918,7 +970,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
       // memory and syncs each step with its own barrier; else the blocks
       // exchange h through global memory with one grid barrier per step
       // (per GRU phase), on a counter per direction.
-      const PersistGeometry pg = persistGeometry(s, U, regWeights && flagSync);
+      const PersistGeometry pg =
+          bf16Mma ? mmaGeometry(s, U) : persistGeometry(s, U, regWeights && flagSync);
       const int64_t nbd = pg.nbd, grid = D * nbd, NT = pg.NT, L = pg.L,
                     Kp = pg.Kp, S = pg.S, rows = pg.rows;
       const bool oneBlock = pg.oneBlock;
@@ -975,10 +1028,14 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             gpu::AddressSpaceAttr::get(ctx(), gpu::AddressSpace::Workgroup));
         Value raw = gpu::DynamicSharedMemoryOp::create(kb, bytes);
         // The register design keeps only the state there.
-        const int64_t stAt = pg.regs ? 0 : rows * S;
-        Value ws = pg.regs ? Value() : smemView(raw, 0, rows * S);
+        // The bf16 design keeps the state and its tiles' sums (red).
+        const bool regWeightsHere = pg.regs || pg.mma;
+        const int64_t stAt = regWeightsHere ? 0 : rows * S;
+        Value ws = regWeightsHere ? Value() : smemView(raw, 0, rows * S);
         Value st = smemView(raw, stAt, pg.stateN);
-        Value pre = pg.regs ? Value() : smemView(raw, stAt + pg.stateN, B * rows);
+        Value pre = pg.regs ? Value()
+                            : smemView(raw, stAt + pg.stateN,
+                                       pg.mma ? pg.KS * pg.TB * 128 : B * rows);
 
         Value d = arith::DivUIOp::create(kb, bid, idx(kb, nbd));
         Value jb = arith::RemUIOp::create(kb, bid, idx(kb, nbd));
@@ -1001,7 +1058,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
         Value bic = minI(kb, bi, B - 1), jc = minI(kb, j, H - 1);
 
         // Ws[(g * U + u) * S + k] = R[d][g][jb * U + u][k] (0 past H).
-        if (!pg.regs)
+        if (!regWeightsHere)
         scf::ForOp::create(kb, tid, idx(kb, rows * S), idx(kb, NT), ValueRange{},
                            [&](OpBuilder &ob, Location l, Value e, ValueRange) {
           ImplicitLocOpBuilder lb(l, ob);
@@ -1155,7 +1212,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                                 /*isInvariantGroup=*/false,
                                 LLVM::AtomicOrdering::monotonic, "device");
         };
-        if (pg.regs) {
+        if (pg.regs || pg.mma) {
           // The register design (PersistGeometry::regs). The lane's weights:
           // w[g][m] = R[d][g][j][li + m * L] (0 past H and in idle groups),
           // loaded once; the k loop below is unrolled, so each stays in a
@@ -1163,7 +1220,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
           const int64_t M = pg.M;
           Value unitOk = arith::AndIOp::create(kb, ult(gi, U), ult(j, H));
           SmallVector<Value> wreg;
-          for (int64_t g = 0; g < G; ++g)
+          for (int64_t g = 0; g < G && pg.regs; ++g)
             for (int64_t m = 0; m < M; ++m) {
               Value k = arith::AddIOp::create(kb, li, idx(kb, m * L));
               Value in = arith::AndIOp::create(kb, unitOk, ult(k, H));
@@ -1192,7 +1249,163 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                                 : Value();
           // Independent partial sums per (gate, batch row), so that a lane
           // has at least 8 FMA chains in flight.
-          const int64_t A = std::clamp<int64_t>(8 / (G * B), 1, M);
+          const int64_t A = pg.regs ? std::clamp<int64_t>(8 / (G * B), 1, M) : 1;
+          // The bf16 design (PersistGeometry::mma): warp w multiplies tile
+          // tt = w % TB at the k tiles of ks = w / TB; lane = 4 * grp + tig
+          // holds, per k tile, the A fragment of m16n8k16 (rows grp and
+          // grp + 8, k 2 tig, 2 tig + 1 and those + 8), the B fragment of
+          // batch row grp (k 2 tig, 2 tig + 1 and + 8) and the sums of rows
+          // grp and grp + 8 at batch rows 2 tig and 2 tig + 1.
+          const int64_t UT = pg.UT, TB = pg.TB, KS = pg.KS, KT = pg.KT, KTW = pg.KTW;
+          auto divI = [&](ImplicitLocOpBuilder &wb, Value x, int64_t c) {
+            return arith::DivUIOp::create(wb, x, idx(wb, c)).getResult();
+          };
+          auto remI = [&](ImplicitLocOpBuilder &wb, Value x, int64_t c) {
+            return arith::RemUIOp::create(wb, x, idx(wb, c)).getResult();
+          };
+          auto addI = [&](ImplicitLocOpBuilder &wb, Value x, int64_t c) {
+            return arith::AddIOp::create(wb, x, idx(wb, c)).getResult();
+          };
+          // Two f32 rounded to bf16 (to nearest even) in one word, `lo` in
+          // the low half: the element order of the mma fragments.
+          auto packBF16 = [&](ImplicitLocOpBuilder &wb, Value lo, Value hi) -> Value {
+            return LLVM::InlineAsmOp::create(
+                       wb, wb.getI32Type(), ValueRange{hi, lo},
+                       "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f",
+                       /*has_side_effects=*/false, /*is_align_stack=*/false,
+                       LLVM::tailcallkind::TailCallKind::None,
+                       LLVM::AsmDialectAttr(), ArrayAttr())
+                .getResult(0);
+          };
+          Value warp, grp, tig, mmaWarp, tt, ks;
+          SmallVector<Value> areg;
+          if (pg.mma) {
+            warp = divI(kb, tid, 32);
+            Value lane = remI(kb, tid, 32);
+            grp = divI(kb, lane, 4);
+            tig = remI(kb, lane, 4);
+            mmaWarp = ult(warp, TB * KS);
+            Value wc = minI(kb, warp, TB * KS - 1);
+            tt = remI(kb, wc, TB);
+            ks = divI(kb, wc, TB);
+            // A[r][k] = R[d][g][unit][k], r = g * UT + u, unit = jb * U +
+            // tt * UT + u (0 past G * UT, H, and in the warps without a
+            // tile).
+            for (int64_t i = 0; i < KTW; ++i) {
+              Value kt = addI(kb, arith::MulIOp::create(kb, ks, idx(kb, KTW)), i);
+              for (int64_t q = 0; q < 4; ++q) {
+                Value r = addI(kb, grp, (q & 1) ? 8 : 0);
+                Value g = divI(kb, r, UT), u = remI(kb, r, UT);
+                Value unit = add(mul(jb, U), add(mul(tt, UT), u));
+                Value rowOk = arith::AndIOp::create(
+                    kb, mmaWarp, arith::AndIOp::create(kb, ult(g, G), ult(unit, H)));
+                Value k0 = addI(kb, add(mul(kt, 16), mul(tig, 2)), (q & 2) ? 8 : 0);
+                SmallVector<Value> pair;
+                for (int64_t e = 0; e < 2; ++e) {
+                  Value k = addI(kb, k0, e);
+                  Value ok = arith::AndIOp::create(kb, rowOk, ult(k, H));
+                  Value wv = memref::LoadOp::create(
+                      kb, v[Rk], ValueRange{d, minI(kb, g, G - 1), minI(kb, unit, H - 1),
+                                            minI(kb, k, H - 1)});
+                  pair.push_back(arith::SelectOp::create(kb, ok, wv, f32(kb, 0.f)));
+                }
+                areg.push_back(packBF16(kb, pair[0], pair[1]));
+              }
+            }
+          }
+          // The bf16 design's sums of one step: the warps' mma tiles into
+          // red, a barrier, then thread (bi, jl) adds the KS parts of its
+          // unit's G sums at batch row bi.
+          auto mmaSums = [&](ImplicitLocOpBuilder &sb, Value off) {
+            scf::IfOp::create(sb, mmaWarp, [&](OpBuilder &iob, Location il) {
+              ImplicitLocOpBuilder wb(il, iob);
+              auto ultW = [&](Value x, int64_t c) -> Value {
+                return arith::CmpIOp::create(wb, arith::CmpIPredicate::ult, x, idx(wb, c));
+              };
+              Value nOk = ultW(grp, B);
+              Value hrow = arith::AddIOp::create(
+                  wb, off, arith::MulIOp::create(wb, minI(wb, grp, B - 1), idx(wb, Kp)));
+              auto f32Ty = wb.getF32Type();
+              auto accTy = LLVM::LLVMStructType::getLiteral(
+                  ctx(), SmallVector<Type>(4, f32Ty));
+              // Two chains of accumulators (even and odd k tiles).
+              SmallVector<SmallVector<Value>> acc(2, SmallVector<Value>(4, f32(wb, 0.f)));
+              for (int64_t i = 0; i < KTW; ++i) {
+                Value kt = arith::AddIOp::create(
+                    wb, arith::MulIOp::create(wb, ks, idx(wb, KTW)), idx(wb, i));
+                Value ok = arith::AndIOp::create(wb, nOk, ultW(kt, KT));
+                Value k0 = arith::SelectOp::create(
+                    wb, ok,
+                    arith::AddIOp::create(wb, arith::MulIOp::create(wb, kt, idx(wb, 16)),
+                                          arith::MulIOp::create(wb, tig, idx(wb, 2))),
+                    idx(wb, 0));
+                SmallVector<Value> bw;
+                for (int64_t half = 0; half < 2; ++half) {
+                  SmallVector<Value> hv;
+                  for (int64_t e = 0; e < 2; ++e) {
+                    Value hk = memref::LoadOp::create(
+                        wb, st, ValueRange{arith::AddIOp::create(
+                                    wb, hrow, arith::AddIOp::create(wb, k0, idx(wb, half * 8 + e)))});
+                    hv.push_back(arith::SelectOp::create(wb, ok, hk, f32(wb, 0.f)));
+                  }
+                  bw.push_back(packBF16(wb, hv[0], hv[1]));
+                }
+                SmallVector<Value> &c = acc[i % 2];
+                SmallVector<Value> operands = {areg[i * 4], areg[i * 4 + 1], areg[i * 4 + 2],
+                                               areg[i * 4 + 3], bw[0], bw[1]};
+                llvm::append_range(operands, c);
+                Value d4 = LLVM::InlineAsmOp::create(
+                               wb, accTy, operands,
+                               "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                               "{$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, {$10,$11,$12,$13};",
+                               "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f",
+                               /*has_side_effects=*/false, /*is_align_stack=*/false,
+                               LLVM::tailcallkind::TailCallKind::None,
+                               LLVM::AsmDialectAttr(), ArrayAttr())
+                               .getResult(0);
+                for (int64_t q = 0; q < 4; ++q)
+                  c[q] = LLVM::ExtractValueOp::create(wb, d4, ArrayRef<int64_t>{q});
+              }
+              // red[(ks * TB + tt) * 128 + row * 8 + col].
+              Value base = arith::MulIOp::create(
+                  wb, arith::AddIOp::create(wb, arith::MulIOp::create(wb, ks, idx(wb, TB)), tt),
+                  idx(wb, 128));
+              for (int64_t q = 0; q < 4; ++q) {
+                Value sum = KTW > 1 ? arith::AddFOp::create(wb, acc[0][q], acc[1][q]).getResult()
+                                    : acc[0][q];
+                Value row = arith::AddIOp::create(wb, grp, idx(wb, q >= 2 ? 8 : 0));
+                Value col = arith::AddIOp::create(
+                    wb, arith::MulIOp::create(wb, tig, idx(wb, 2)), idx(wb, q % 2));
+                Value at = arith::AddIOp::create(
+                    wb, base,
+                    arith::AddIOp::create(wb, arith::MulIOp::create(wb, row, idx(wb, 8)), col));
+                memref::StoreOp::create(wb, sum, pre, ValueRange{at});
+              }
+              scf::YieldOp::create(wb);
+            });
+            gpu::BarrierOp::create(sb);
+            Value tc = arith::DivUIOp::create(sb, jl, idx(sb, UT));
+            Value u = arith::RemUIOp::create(sb, jl, idx(sb, UT));
+            SmallVector<Value> sums;
+            for (int64_t g = 0; g < G; ++g) {
+              Value sum;
+              for (int64_t k2 = 0; k2 < KS; ++k2) {
+                Value at = arith::AddIOp::create(
+                    sb,
+                    arith::MulIOp::create(sb, arith::AddIOp::create(sb, idx(sb, k2 * TB), tc),
+                                          idx(sb, 128)),
+                    arith::AddIOp::create(
+                        sb,
+                        arith::MulIOp::create(sb, arith::AddIOp::create(sb, idx(sb, g * UT), u),
+                                              idx(sb, 8)),
+                        bic));
+                Value part = memref::LoadOp::create(sb, pre, ValueRange{at});
+                sum = sum ? arith::AddFOp::create(sb, sum, part).getResult() : part;
+              }
+              sums.push_back(sum);
+            }
+            return sums;
+          };
           scf::ForOp::create(
               kb, idx(kb, 0), idx(kb, T), idx(kb, 1), init,
               [&](OpBuilder &ob, Location l, Value step, ValueRange carried) {
@@ -1229,6 +1442,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                   });
               gpu::BarrierOp::create(sb);
             }
+            SmallVector<Value> sums;
+            if (pg.mma) {
+              sums = mmaSums(sb, off);
+            } else {
             // The dot products: every gate row of the unit against every
             // batch row, unrolled over the lane's M values of k.
             SmallVector<Value> acc(G * B * A, f32(sb, 0.f));
@@ -1250,7 +1467,6 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
             // Partial sums, then the butterfly over the group's L lanes
             // (every lane of the warp takes part; every lane ends with the
             // same sums), then lane bb keeps batch row bb's.
-            SmallVector<Value> sums;
             for (int64_t g = 0; g < G; ++g) {
               Value mine;
               for (int64_t bb = 0; bb < B; ++bb) {
@@ -1264,6 +1480,7 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
                                      sum, mine).getResult();
               }
               sums.push_back(mine);
+            }
             }
             // The cell, in every lane (the idle ones on clamped values);
             // the active lanes store it.
@@ -1539,6 +1756,9 @@ struct Options {
   int64_t unitsPerBlock;
   bool flagSync;
   bool regWeights;
+  /// precision=bf16: the persistent kernel's tensor-core design where a
+  /// layer fits it.
+  bool bf16;
 };
 
 /// What the generated kernels run: every layer but one with sequence_lens
@@ -1630,7 +1850,62 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
   bool fits = whyNot.empty();
   bool persistent = opts.design == "persistent" ||
                     (opts.design == "auto" && s.B <= 4 && fits);
-  if (persistent && !fits)
+  // precision=bf16: the tensor-core design where the layer fits it, else
+  // f32 with a remark saying why.
+  bool mma = false;
+  if (opts.bf16) {
+    std::string whyF32;
+    PersistGeometry mg;
+    if (s.twoPhase())
+      whyF32 = "a GRU without linear_before_reset multiplies r * h, which "
+               "its first products give, in a second product";
+    else if (s.B > 8)
+      whyF32 = "batch " + std::to_string(s.B) + " is above 8, the columns of "
+               "an mma tile";
+    else if (!opts.flagSync)
+      whyF32 = "it exchanges h with grid-sync=flags only";
+    else if (opts.design == "step")
+      whyF32 = "it is a persistent design (design=step was asked for)";
+    else {
+      const int64_t UT = 16 / s.G, tiles = llvm::divideCeil(s.H, UT);
+      const int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
+      auto fitsMma = [&](int64_t tb) {
+        PersistGeometry g = mmaGeometry(s, tb * UT);
+        return mmaFits(g, opts.sharedBytes) && s.D * g.nbd <= opts.maxBlocks;
+      };
+      int64_t tb = opts.unitsPerBlock > 0
+                       ? llvm::divideCeil(std::min(opts.unitsPerBlock, s.H), UT)
+                   : fitsMma(tiles) ? tiles
+                                    : llvm::divideCeil(tiles, std::min(perDir, tiles));
+      mg = mmaGeometry(s, tb * UT);
+      if (fitsMma(tb)) {
+        mma = true;
+        u = tb * UT;
+        persistent = true;
+      } else {
+        whyF32 = (Twine(s.D) + " x " + Twine(mg.nbd) + " blocks of " +
+                  Twine(mg.NT) + " threads (" + Twine(mg.TB) + " tiles of 16 "
+                  "rows, " + Twine(mg.KS) + " warps each) would need " +
+                  Twine(mg.sharedFloats * 4) + " bytes of shared memory (at "
+                  "most " + Twine(opts.sharedBytes) + "), " +
+                  Twine(mg.KTW * 4 + 56) + " registers a thread (at most " +
+                  Twine(registerBudget(mg.NT)) + ") and " +
+                  Twine(s.D * mg.nbd) + " co-resident blocks (at most " +
+                  Twine(opts.maxBlocks) + ")")
+                     .str();
+      }
+    }
+    if (mma)
+      op->emitRemark() << "convert-rnn-to-gpu: bf16 recurrent products on the "
+                          "tensor cores (mma.sync m16n8k16, f32 sums): "
+                       << s.D * mg.nbd << (s.D * mg.nbd == 1 ? " block" : " blocks")
+                       << " of " << mg.NT << " threads, " << mg.TB
+                       << (mg.TB == 1 ? " tile" : " tiles") << " of 16 gate rows, "
+                       << mg.KS << (mg.KS == 1 ? " warp" : " warps") << " a tile";
+    else
+      op->emitRemark() << "convert-rnn-to-gpu: runs f32, not bf16: " << whyF32;
+  }
+  if (persistent && !fits && !mma)
     return fail("the persistent kernel does not fit: " + whyNot);
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
@@ -1643,7 +1918,7 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
     return failure();
 
   LayerEmitter emitter(module, s, rnn::layerSymbol(op.getLoc(), "__lstm_opt_gpu_"), opts.mapping,
-                       persistent, u, opts.flagSync, opts.regWeights);
+                       persistent, u, opts.flagSync, opts.regWeights, mma);
   func::FuncOp fn = emitter.emit(w->values, r->values, bw->values, br->values);
 
   // The call site, as convert-rnn-to-cpu's: tensors through bufferization.
@@ -1709,6 +1984,18 @@ struct ConvertRNNToGPUPass
       return signalPassFailure();
     }
     opts.regWeights = weights == "registers";
+    if (precision != "f32" && precision != "bf16") {
+      module.emitError() << "convert-rnn-to-gpu: precision must be f32 or "
+                            "bf16, not '" << precision << "'";
+      return signalPassFailure();
+    }
+    if (precision == "bf16" && opts.mapping == Mapping::CPU) {
+      module.emitError() << "convert-rnn-to-gpu: precision=bf16 runs on the "
+                            "tensor cores (mapping=gpu); the CPU-mapped "
+                            "kernels are f32";
+      return signalPassFailure();
+    }
+    opts.bf16 = precision == "bf16";
     SmallVector<rnn::SequenceOp> layers;
     module.walk([&](rnn::SequenceOp op) { layers.push_back(op); });
     for (rnn::SequenceOp op : layers)

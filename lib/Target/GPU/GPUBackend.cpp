@@ -41,6 +41,7 @@ lstm_opt::gpu_backend::compileToPTX(ModuleOp module, const GPUOptions &options) 
   host.unitsPerBlock = options.unitsPerBlock;
   host.gridSync = options.gridSync;
   host.weights = options.weights;
+  host.precision = options.precision;
   host.chip = options.chip;
   buildGPUPipeline(pm, host);
   if (failed(pm.run(module)))

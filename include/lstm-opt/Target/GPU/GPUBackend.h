@@ -34,6 +34,8 @@ struct GPUOptions {
   std::string gridSync = "flags";
   /// Where its weights stay: registers (where they fit) or shared.
   std::string weights = "registers";
+  /// The persistent kernel's recurrent products: f32 or bf16.
+  std::string precision = "f32";
 };
 
 /// Runs the GPU host pipeline (lstm_opt::buildGPUPipeline) on `module` (which then holds the host functions
