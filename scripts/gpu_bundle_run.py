@@ -180,6 +180,15 @@ def main():
                 model.run({t.name: feeds[t.name] for t in model.inputs})
                 times.append((time.perf_counter() - t0) * 1e3)
             ok = err <= e["tolerance"] and not missing
+            twin_note = ""
+            if e.get("twin"):
+                # bf16: the same roundings on the CPU (only the order of the
+                # f32 sums differs).
+                twin = dict(np.load(os.path.join(HERE, e["twin"])))
+                terr = max((rel_error(outs[k], v) for k, v in twin.items() if k in outs),
+                           default=0.0)
+                ok = ok and terr <= e["twin_tolerance"]
+                twin_note = "twin %.1e" % terr
             if ok and args.threads > 1:
                 worst = concurrent(model, feeds, want, args.threads, args.repeat)
                 err = max(err, worst)
@@ -189,7 +198,8 @@ def main():
             row.update(status="passed" if ok else "FAILED", max_rel_err=err,
                        median_ms=float(np.median(times)) if times else None,
                        min_ms=float(np.min(times)) if times else None,
-                       note=("missing outputs %s" % missing) if missing else "")
+                       note="; ".join(n for n in [("missing outputs %s" % missing)
+                                                   if missing else "", twin_note] if n))
         except (RuntimeError_, OSError, ValueError) as ex:
             row.update(status="FAILED", note=str(ex).splitlines()[0][:200])
     counts = {s: sum(r["status"] == s for r in rows) for s in ["passed", "FAILED", "skipped", "not built"]}

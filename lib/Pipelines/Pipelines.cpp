@@ -119,6 +119,10 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
     ConvertRNNToGPUPassOptions gpu;
     gpu.mapping = "cpu";
     gpu.design = options.gpuDesign;
+    // bf16: the twin of the tensor-core design (the other precisions are
+    // refused before: lstm-run).
+    if (options.precision == "bf16")
+      gpu.precision = "bf16";
     pm.addPass(createConvertRNNToGPUPass(gpu));
   }
   if (options.gpuKernels) {

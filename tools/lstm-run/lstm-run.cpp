@@ -596,11 +596,11 @@ int main(int argc, char **argv) {
   // The precision is the CPU kernels': the cuDNN and GPU layers have their
   // own data types, and the GPU kernel bodies on the CPU are f32.
   if (options.precision != "f32" &&
-      !(device == "gpu" && options.precision == "bf16") &&
+      !((device == "gpu" || options.gpuKernelsOnCPU) && options.precision == "bf16") &&
       (device != "cpu" || options.gpuKernelsOnCPU))
-    return fail("--precision is for the CPU kernels (--device=cpu without "
-                "--gpu-kernels-on-cpu), and bf16 for the generated GPU "
-                "kernels (--device=gpu) too; the cuDNN layers take "
+    return fail("--precision is for the CPU kernels (--device=cpu), and bf16 "
+                "for the generated GPU kernels (--device=gpu, and their "
+                "twin --gpu-kernels-on-cpu) too; the cuDNN layers take "
                 "--cudnn-data-type");
   if (device == "gpu") {
     if (!cpu::haveGPURuntime())

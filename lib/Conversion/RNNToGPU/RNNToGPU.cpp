@@ -573,9 +573,18 @@ void LayerEmitter::cellBody(
                    : phase == 2
                        ? memref::LoadOp::create(lb, ops[RHb], ValueRange{d, bi, k})
                        : memref::LoadOp::create(lb, ops[Hb], ValueRange{in.cur, d, bi, k});
+        // The CPU-mapped twin of the bf16 design rounds what the tensor
+        // cores multiply: h and the weights, to nearest even.
+        auto operand = [&](Value v) -> Value {
+          if (!bf16Mma)
+            return v;
+          Value r = arith::TruncFOp::create(lb, lb.getBF16Type(), v);
+          return arith::ExtFOp::create(lb, lb.getF32Type(), r);
+        };
+        hk = operand(hk);
         SmallVector<Value> next;
         for (auto [i, g] : llvm::enumerate(in.gates))
-          next.push_back(math::FmaOp::create(lb, wAt(lb, k, g), hk, acc[i]));
+          next.push_back(math::FmaOp::create(lb, operand(wAt(lb, k, g)), hk, acc[i]));
         scf::YieldOp::create(lb, next);
       });
   // On the GPU the loop is bound by the latency of its loads (h from global
@@ -1866,7 +1875,12 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
       whyF32 = "it exchanges h with grid-sync=flags only";
     else if (opts.design == "step")
       whyF32 = "it is a persistent design (design=step was asked for)";
-    else {
+    else if (opts.mapping == Mapping::CPU) {
+      // The CPU-mapped twin: the persistent bodies with the operands of the
+      // recurrent products rounded as the tensor cores take them.
+      mma = true;
+      persistent = true;
+    } else {
       const int64_t UT = 16 / s.G, tiles = llvm::divideCeil(s.H, UT);
       const int64_t perDir = std::max<int64_t>(1, opts.maxBlocks / s.D);
       auto fitsMma = [&](int64_t tb) {
@@ -1895,7 +1909,11 @@ LogicalResult lowerSequence(rnn::SequenceOp op, ModuleOp module,
                      .str();
       }
     }
-    if (mma)
+    if (mma && opts.mapping == Mapping::CPU)
+      op->emitRemark() << "convert-rnn-to-gpu: bf16 recurrent products (h and "
+                          "the weights rounded to bf16, f32 sums), the "
+                          "CPU-mapped twin of the tensor-core design";
+    else if (mma)
       op->emitRemark() << "convert-rnn-to-gpu: bf16 recurrent products on the "
                           "tensor cores (mma.sync m16n8k16, f32 sums): "
                        << s.D * mg.nbd << (s.D * mg.nbd == 1 ? " block" : " blocks")
@@ -1987,12 +2005,6 @@ struct ConvertRNNToGPUPass
     if (precision != "f32" && precision != "bf16") {
       module.emitError() << "convert-rnn-to-gpu: precision must be f32 or "
                             "bf16, not '" << precision << "'";
-      return signalPassFailure();
-    }
-    if (precision == "bf16" && opts.mapping == Mapping::CPU) {
-      module.emitError() << "convert-rnn-to-gpu: precision=bf16 runs on the "
-                            "tensor cores (mapping=gpu); the CPU-mapped "
-                            "kernels are f32";
       return signalPassFailure();
     }
     opts.bf16 = precision == "bf16";

@@ -3,8 +3,6 @@
 // WEIGHTS: convert-rnn-to-gpu: weights must be registers or shared, not 'global'
 // RUN: not lstm-opt %s --convert-rnn-to-gpu=precision=f16 --split-input-file 2>&1 | FileCheck %s --check-prefix=PREC
 // PREC: convert-rnn-to-gpu: precision must be f32 or bf16, not 'f16'
-// RUN: not lstm-opt %s --convert-rnn-to-gpu="precision=bf16 mapping=cpu" --split-input-file 2>&1 | FileCheck %s --check-prefix=PRECCPU
-// PRECCPU: convert-rnn-to-gpu: precision=bf16 runs on the tensor cores (mapping=gpu); the CPU-mapped kernels are f32
 
 func.func @dynamic(%x: tensor<?x2x3xf32>) -> tensor<?x1x2x4xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
