@@ -42,7 +42,11 @@ def models(work):
             ("LSTM T4 B4 I128 H1024 (persistent, one block per SM)", (4, 4, 128, 1024), []),
             ("LSTM T4 B4 I128 H1024 (one block per SM, weights in shared memory)",
              (4, 4, 128, 1024), ["--gpu-weights=shared"]),
-            ("LSTM T4 B64 I128 H256 (step)", (4, 64, 128, 256), [])]:
+            ("LSTM T4 B64 I128 H256 (step)", (4, 64, 128, 256), []),
+            ("LSTM T4 B4 I64 H64 (bf16, tensor cores, one block)", (4, 4, 64, 64),
+             ["--precision=bf16"]),
+            ("LSTM T4 B4 I128 H1024 (bf16, tensor cores, one block per SM)",
+             (4, 4, 128, 1024), ["--precision=bf16"])]:
         path = os.path.join(work, "lstm_%d_%d_%d_%d.onnx" % (T, B, I, H))
         onnx.save(make_unrolled_lstm.build(T, H, I, B), path)
         out.append((label, path, flags))
