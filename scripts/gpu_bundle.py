@@ -95,32 +95,31 @@ TWIN_TOLERANCE = 1e-5
 LIMIT_BYTES = 60 << 20
 
 
-def twin_outputs(lstm_opt, model, inputs, shapes, out):
-    """The bf16 variants' reference: the CPU-mapped twin of the tensor-core
-    design on the same inputs; None, or the error."""
-    cmd = [os.path.join(os.path.dirname(lstm_opt), "lstm-run"), model, "-q",
-           "--inputs=" + inputs, "--outputs=" + out, "--gpu-kernels-on-cpu=persistent",
-           "--precision=bf16"]
-    cmd += ["--input-shape=%s=%s" % (n, "x".join(map(str, s)) if s else "scalar")
-            for n, s in shapes.items()]
+def run_tool(cmd, shapes):
+    """Runs lstm-opt or lstm-run with the inputs' shapes fixed; None, or the
+    last error line."""
+    cmd = cmd + ["--input-shape=%s=%s" % (n, "x".join(map(str, s)) if s else "scalar")
+                 for n, s in shapes.items()]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         errors = [l for l in p.stderr.splitlines() if "error" in l]
         return (errors or p.stderr.splitlines() or ["exit %d" % p.returncode])[-1]
     return None
+
+
+def twin_outputs(lstm_opt, model, inputs, shapes, out):
+    """The bf16 variants' reference: the CPU-mapped twin of the tensor-core
+    design on the same inputs; None, or the error."""
+    return run_tool([os.path.join(os.path.dirname(lstm_opt), "lstm-run"), model, "-q",
+                     "--inputs=" + inputs, "--outputs=" + out,
+                     "--gpu-kernels-on-cpu=persistent", "--precision=bf16"], shapes)
 
 
 def compile_model(lstm_opt, model, flags, chip, out, shapes, target_cpu):
     cmd = [lstm_opt, model, "-o", out, "--target-cpu=" + target_cpu] + flags
     if any(f.startswith("--target=gpu") for f in flags):
         cmd.append("--gpu-chip=" + chip)
-    cmd += ["--input-shape=%s=%s" % (n, "x".join(map(str, s)) if s else "scalar")
-            for n, s in shapes.items()]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        errors = [l for l in p.stderr.splitlines() if "error" in l]
-        return (errors or p.stderr.splitlines() or ["exit %d" % p.returncode])[-1]
-    return None
+    return run_tool(cmd, shapes)
 
 
 def main():

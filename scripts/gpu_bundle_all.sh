@@ -25,12 +25,12 @@ if [ -x lib/LstmOptCUDNNDeviceTest ]; then
 fi
 ALL=$(python3 -c "import json;print(' '.join(dict.fromkeys(e['variant'] for e in json.load(open('bundle.json'))['entries'])))")
 for v in ${VARIANTS:-$ALL}; do
-  timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v" --repeat 20 --out "rep-$v" > "log-$v.txt" 2>&1
+  timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v=" --repeat 20 --out "rep-$v" > "log-$v.txt" 2>&1
   echo "$v rc=$? $(tail -1 "log-$v.txt" | cut -c1-80)"
 done
 # The same models called from 4 threads at once (shared runtime state).
 for v in ${THREAD_VARIANTS:-cudnn-f32 gpu-persistent gpu-persistent-grid gpu-step}; do
-  timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v" --threads 4 --repeat 3 --out "rep-threads-$v" > "log-threads-$v.txt" 2>&1
+  timeout ${RUN_TIMEOUT:-90} python3 run.py --only "$v=" --threads 4 --repeat 3 --out "rep-threads-$v" > "log-threads-$v.txt" 2>&1
   echo "$v x4 threads rc=$? $(tail -1 "log-threads-$v.txt" | cut -c1-60)"
 done
 python3 run.py --merge $(ls rep-*.json | grep -v rep-threads) --out gpu_bundle > /dev/null; echo "merged: $(grep counts gpu_bundle.md)"
@@ -43,7 +43,7 @@ fi
 if [ -z "${NOSANITIZE:-}" ]; then
   for t in ${SANITIZE:-memcheck:gpu-persistent racecheck:gpu-persistent memcheck:gpu-persistent-grid racecheck:gpu-persistent-grid memcheck:gpu-step memcheck:cudnn-f32}; do
     log="log-san-${t%%:*}-${t#*:}.txt"
-    timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool "${t%%:*}" --error-exitcode 3 python3 run.py --only "${t#*:}" --model torch_nn_lstm --repeat 1 --out san > "$log" 2>&1
+    timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool "${t%%:*}" --error-exitcode 3 python3 run.py --only "${t#*:}=" --model torch_nn_lstm --repeat 1 --out san > "$log" 2>&1
     echo "sanitizer $t rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | head -1)"
   done
 fi

@@ -144,7 +144,16 @@ def main():
     args = ap.parse_args()
     if args.merge:
         parts = [json.load(open(p)) for p in args.merge]
-        rows = [r for p in parts for r in p["results"]]
+        # One row per (model, variant): a build in several reports (a
+        # variant's name is a prefix of another's) is counted once, as its
+        # worst run.
+        order = {"FAILED": 0, "not built": 1, "skipped": 2, "passed": 3}
+        by = {}
+        for r in (r for p in parts for r in p["results"]):
+            k = (r["model"], r["variant"])
+            if k not in by or order.get(r["status"], 0) < order.get(by[k]["status"], 0):
+                by[k] = r
+        rows = list(by.values())
         info = dict(parts[0]["info"])
         info["counts"] = {s: sum(r["status"] == s for r in rows)
                           for s in ["passed", "FAILED", "skipped", "not built"]}

@@ -59,7 +59,7 @@ func.func @lstm_h1024(%x: tensor<2x4x3xf32>) -> tensor<2x1x4x1024xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x4096x3xf32>
   %r = onnx.initializer "R" dense<0.001> : tensor<1x4096x1024xf32>
   %b = onnx.initializer "B" dense<0.125> : tensor<1x4096xf32>
-  // expected-remark @below {{convert-rnn-to-gpu: runs f32, not bf16: 1 x 43 blocks of 1536 threads (6 tiles of 16 rows, 8 warps each) would need 57344 bytes of shared memory (at most 49152), 88 registers a thread (at most 40) and 43 co-resident blocks (at most 48)}}
+  // expected-remark @below {{convert-rnn-to-gpu: runs f32, not bf16: 1 x 43 blocks of 1536 threads (6 tiles of 16 rows, 8 warps each) would need 57344 bytes of shared memory (at most 49152), 116 registers a thread (at most 40) and 43 co-resident blocks (at most 48)}}
   %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 1024 : i64} : (tensor<2x4x3xf32>, tensor<1x4096x3xf32>, tensor<1x4096x1024xf32>, tensor<1x4096xf32>, tensor<1x4096xf32>) -> (tensor<2x1x4x1024xf32>, tensor<1x4x1024xf32>, tensor<1x4x1024xf32>)
   return %y : tensor<2x1x4x1024xf32>
 }
