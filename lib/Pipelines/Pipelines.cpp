@@ -159,6 +159,7 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.precision = options.precision;
   kernels.bf16Dot = options.bf16Dot;
   kernels.int8Dot = options.int8Dot;
+  kernels.dotIsa = options.dotIsa;
   pm.addPass(createConvertRNNToCPUPass(kernels));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -210,7 +211,8 @@ void lstm_opt::buildCPULLVMPipeline(OpPassManager &pm,
   if (options.threads > 1)
     pm.addPass(createConvertOpenMPToLLVMPass());
   ConvertVectorToLLVMPassOptions vectorToLLVM;
-  vectorToLLVM.x86Vector = options.bf16Dot; // x86vector.avx512.dot
+  // x86vector.avx512.dot (AArch64's bfdot is an llvm.call_intrinsic).
+  vectorToLLVM.x86Vector = options.bf16Dot && options.dotIsa == "x86";
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());

@@ -61,7 +61,7 @@ def main(path):
         loops.append((key[0], [l for b in blocks if b[1] == key for l in b[3]]))
     # FMA loops; without FMA (SSE) the multiply-adds are mulps + addps.
     fma = [(f, b) for f, b in loops
-           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|vpdpbusd|mulps|fmla)\b", l) for l in b)]
+           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|vpdpbusd|mulps|fmla|sdot|bfdot)\b", l) for l in b)]
     vector = r"(%[xyz]mm\d+|\b[qv]\d+\b)"
     spilling = [(f, b) for f, b in fma
                 if any(re.search(r"(Spill|Reload)", l) and re.search(vector, l) for l in b)]

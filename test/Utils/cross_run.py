@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Cross-compiles models for another CPU and runs them there under QEMU.
 
-Usage: cross_run.py --lstm-opt PATH --triple T --cpu C --workdir DIR MODEL...
+Usage: cross_run.py --lstm-opt PATH --triple T --cpu C --workdir DIR
+                    [--precision bf16|int8 --lstm-run PATH] [--qemu-cpu Q] MODEL...
 
 For each ONNX model (static shapes): `lstm-opt --target=cpu --target-triple=T
 --target-cpu=C -o m.so` (linked by T-gcc), a C driver generated from the
@@ -11,6 +12,15 @@ writes each output), built with T-gcc, run with qemu-<arch> -L
 on this machine: |a - b| <= 1e-4 * max(|b|, 0.1) elementwise (the bound of
 test/e2e/cpu_run.py). Prints one line per model and
 'cross: N passed, M failed'; exits 1 on any failure.
+
+With --precision bf16 or int8 the model is compiled at that precision and
+its reference is this machine's lstm-run at the same precision with the
+weights widened in registers (--target-cpu=x86-64-v3: the same roundings
+and quantization, f32 FMAs), within the same bound; the error against ONNX
+Runtime's f32 is printed beside it. --qemu-cpu runs the driver on that
+QEMU CPU model (e.g. one without the extensions the model was compiled
+for: the model's CPU check must then stop it, which --expect-cpu-check
+requires instead of outputs).
 """
 import argparse
 import os
@@ -75,10 +85,19 @@ def main():
     ap.add_argument("--triple", required=True)
     ap.add_argument("--cpu", required=True)
     ap.add_argument("--workdir", required=True)
+    ap.add_argument("--precision", choices=["f32", "bf16", "int8"], default="f32")
+    ap.add_argument("--lstm-run", help="this machine's lstm-run (the reference "
+                    "of --precision bf16/int8)")
+    ap.add_argument("--qemu-cpu")
+    ap.add_argument("--expect-cpu-check", action="store_true",
+                    help="the driver must stop with the model's CPU check")
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
+    if a.precision != "f32" and not a.lstm_run:
+        ap.error("--precision %s needs --lstm-run" % a.precision)
     arch = a.triple.split("-")[0]
-    qemu = ["qemu-" + arch, "-L", "/usr/" + a.triple]
+    qemu = ["qemu-" + arch, "-L", "/usr/" + a.triple] + \
+        (["-cpu", a.qemu_cpu] if a.qemu_cpu else [])
     os.makedirs(a.workdir, exist_ok=True)
     passed, failed = 0, 0
     for path in a.models:
@@ -96,7 +115,7 @@ def main():
 
         try:
             step([a.lstm_opt, path, "--target=cpu", "--target-triple=" + a.triple,
-                  "--target-cpu=" + a.cpu, "-o", so])
+                  "--target-cpu=" + a.cpu, "--precision=" + a.precision, "-o", so])
             sig, n_in = signature(header)
             with open(os.path.join(wd, "driver.c"), "w") as f:
                 f.write(driver(header, sig, n_in))
@@ -114,17 +133,42 @@ def main():
                     if list(arr.shape) != shape:
                         raise RuntimeError("input %s: shape %s, header %s" % (n, arr.shape, shape))
                     arr.tofile(fn)
+            if a.expect_cpu_check:
+                r = subprocess.run(qemu + [exe] + files, capture_output=True, text=True)
+                found = re.search(r"lstm_opt_model: (this CPU lacks .*)", r.stderr)
+                ok = r.returncode != 0 and found is not None
+                print("%s: %s: CPU check on QEMU -cpu %s: %s" % (
+                    name, "ok" if ok else "FAIL", a.qemu_cpu,
+                    found.group(1) if found else "exit %d" % r.returncode))
+                passed += ok
+                failed += not ok
+                continue
             step(qemu + [exe] + files)
             want = run_ort(path, feeds)
-            worst = 0.0
+            vs_ort = ""
+            if a.precision != "f32":
+                ort = want
+                inp, out = os.path.join(wd, "in.npz"), os.path.join(wd, "ref.npz")
+                np.savez(inp, **{n: feeds[n] for n, _, _ in sig[:n_in]})
+                step([a.lstm_run, path, "--inputs", inp, "--outputs", out, "-q",
+                      "--precision=" + a.precision, "--target-cpu=x86-64-v3"])
+                want = dict(np.load(out))
+            worst = err32 = 0.0
             for i, (n, dtype, shape) in enumerate(sig[n_in:], n_in):
                 got = np.fromfile(files[i], dtype=CTYPES[dtype][1]).reshape(shape)
                 ref = want[n].astype(np.float64)
                 err = np.abs(got.astype(np.float64) - ref) / np.maximum(np.abs(ref), 0.1)
                 worst = max(worst, float(err.max()) if err.size else 0.0)
+                if a.precision != "f32" and got.size:
+                    ref32 = ort[n].astype(np.float64)
+                    err32 = max(err32, float(np.max(np.abs(got - ref32))) /
+                                max(float(np.max(np.abs(ref32))), 1e-30))
+            if a.precision != "f32":
+                vs_ort = "; %s vs ONNX Runtime f32 max rel %.1e" % (a.precision, err32)
             ok = worst <= 1e-4
-            print("%s: %s on %s %s, max rel err %.2e" % (
-                name, "ok" if ok else "FAIL", a.triple, a.cpu, worst))
+            print("%s: %s on %s %s%s, max rel err %.2e%s" % (
+                name, "ok" if ok else "FAIL", a.triple, a.cpu,
+                "" if a.precision == "f32" else " " + a.precision, worst, vs_ort))
         except (RuntimeError, OSError, ValueError, KeyError) as e:
             ok = False
             print("%s: FAIL: %s" % (name, e))

@@ -140,15 +140,21 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "a layer's `lstm_opt.precision` attribute overrides it">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "bf16 layers at 16 lanes: the products as AVX512_BF16 vdpbf16ps "
-           "(x86vector.avx512.dot), one per gate and pair of k; the CPU "
-           "backend sets it where the target CPU has AVX512_BF16">,
+           "(x86vector.avx512.dot), one per gate and pair of k (with "
+           "dot-isa=aarch64, at 4 lanes: BF16 bfdot); the CPU backend sets "
+           "it where the target CPU has AVX512_BF16 (AArch64: BF16)">,
     Option<"int8Dot", "int8-dot", "bool", /*default=*/"false",
            "int8 layers at 16 or 8 lanes: the products as VNNI vpdpbusd "
-           "(u8 activations, s8 weights, i32 sums), one per gate and four k; "
-           "without it the int8 weights are widened to f32 in registers "
-           "(f32 FMAs, exact integer products); the CPU backend sets it "
-           "where the target CPU has AVX512_VNNI (16 lanes) or AVX-VNNI "
-           "(8 lanes)">,
+           "(u8 activations, s8 weights, i32 sums), one per gate and four k "
+           "(with dot-isa=aarch64, at 4 lanes: DotProd sdot, s8 "
+           "activations); without it the int8 weights are widened to f32 "
+           "in registers (f32 FMAs, exact integer products); the CPU "
+           "backend sets it where the target CPU has AVX512_VNNI (16 "
+           "lanes) or AVX-VNNI (8 lanes), or AArch64's DotProd">,
+    Option<"dotIsa", "dot-isa", "std::string", /*default=*/"\"x86\"",
+           "Whose dot-product instructions bf16-dot and int8-dot mean: x86 "
+           "(vdpbf16ps, vpdpbusd) or aarch64 (bfdot, sdot); the CPU backend "
+           "sets it from the target triple">,
     Option<"cacheBytes", "cache-bytes", "int64_t", /*default=*/"1048576",
            "Private cache per core (L2) of the target, in bytes: where a "
            "thread's share of a layer's recurrent weights is larger, odd "

@@ -124,6 +124,12 @@ struct CPUPipelineOptions
       *this, "int8-dot",
       llvm::cl::desc("int8 layers at 16 or 8 lanes use VNNI vpdpbusd"),
       llvm::cl::init(false)};
+  Option<std::string> dotIsa{
+      *this, "dot-isa",
+      llvm::cl::desc("Whose dot products bf16-dot and int8-dot mean: x86 "
+                     "(vdpbf16ps, vpdpbusd) or aarch64 (bfdot, sdot at 4 "
+                     "lanes)"),
+      llvm::cl::init("x86")};
   Option<int64_t> cacheBytes{
       *this, "cache-bytes",
       llvm::cl::desc("Private (L2) cache per core of the target, in bytes"),

@@ -75,6 +75,9 @@ struct KernelParams {
   bool int8 = false;
   /// With int8 at 16 or 8 lanes: the products as VNNI vpdpbusd.
   bool int8Dot = false;
+  /// The dot products are AArch64's (4 lanes): bf16 `bfdot` (BF16), int8
+  /// `sdot` (DotProd, signed operands) instead of x86's.
+  bool arm = false;
 };
 
 /// The bits of `v` rounded to the nearest bf16 (ties to even), as the upper
@@ -117,8 +120,11 @@ public:
       : module(module), s(spec), name(name.str()), batchTile(kp.batchTile),
         minWork(kp.minWork), registers(kp.registers), threads(kp.threads),
         cacheBytes(kp.cacheBytes), bf16(kp.bf16),
-        dot(kp.bf16 && kp.dot && spec.vec == 16), int8(kp.int8 && !kp.bf16),
-        vnni(int8 && kp.int8Dot && (spec.vec == 16 || spec.vec == 8)) {}
+        dot(kp.bf16 && kp.dot && (kp.arm ? spec.vec == 4 : spec.vec == 16)),
+        int8(kp.int8 && !kp.bf16),
+        vnni(int8 && kp.int8Dot &&
+             (kp.arm ? spec.vec == 4 : spec.vec == 16 || spec.vec == 8)),
+        arm(kp.arm), signedDot(vnni && kp.arm) {}
 
   /// Whether odd steps also read each block's weights from its last k down
   /// (see streamsDown's definition).
@@ -133,6 +139,18 @@ public:
 
   /// Rows per register tile of a GEMM over `g` gates.
   int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
+
+  /// How a bf16 or int8 layer's products are computed, for its remark.
+  StringRef products() const {
+    if (dot)
+      return arm ? "AArch64 BF16 bfdot" : "AVX512_BF16 vdpbf16ps";
+    if (vnni)
+      return arm            ? "AArch64 DotProd sdot"
+             : s.vec == 16 ? "AVX512_VNNI vpdpbusd"
+                           : "VNNI vpdpbusd (256-bit)";
+    return bf16 ? "bf16 weights widened in registers, f32 FMAs"
+                : "int8 weights widened in registers, f32 FMAs";
+  }
 
   /// Weights in canonical layout: W [D, G*H, I], R [D, G*H, H], Bw/Br
   /// [D, G*H], and an LSTM's peephole weights [D, 3*H] (empty: none).
@@ -218,9 +236,12 @@ private:
   std::string name;
   int64_t batchTile, minWork, registers, threads, cacheBytes;
   bool bf16, dot, int8, vnni;
+  /// The dot products are AArch64's; with int8, `sdot`'s operands are
+  /// signed (q itself, no compensation).
+  bool arm, signedDot;
   /// int8: per packed weight matrix, its scales [D][H/V][G][V] (f32) and,
-  /// with VNNI, 128 * the sum of each row's quantized weights (i32; the
-  /// u8 operands are q + 128).
+  /// with x86's VNNI, 128 * the sum of each row's quantized weights (i32;
+  /// the u8 operands are q + 128).
   struct QuantScales {
     Value scale, comp;
   };
@@ -330,7 +351,7 @@ Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
                        ArrayRef(bytes)));
     QuantScales qs;
     qs.scale = global(b, suffix.str() + "_scale", {d, nb, g, v}, scale);
-    if (vnni)
+    if (vnni && !signedDot)
       qs.comp = rnn::emitShapedGlobal(
           b, module, rnn::uniqueSymbol(module, sym + "_comp"), {d, nb, g, v},
           i32,
@@ -442,10 +463,11 @@ void LayerEmitter::quantizeRows(
     if (vnni) {
       auto i32v = VectorType::get({s.vec}, ib.getI32Type());
       Value i = arith::FPToSIOp::create(ib, i32v, q);
-      i = arith::AddIOp::create(
-          ib, i,
-          arith::ConstantOp::create(
-              ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr(128))));
+      if (!signedDot)
+        i = arith::AddIOp::create(
+            ib, i,
+            arith::ConstantOp::create(
+                ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr(128))));
       q = arith::TruncIOp::create(ib, VectorType::get({s.vec}, ib.getI8Type()), i);
     }
     store(ib, row, jb, q);
@@ -527,14 +549,15 @@ SmallVector<Value> LayerEmitter::gemmTile(
       if (vnni) {
         // vpdpbusd: acc += sum of 4 products u8 * s8 per 32-bit lane, the
         // weights' words as they are, the row's word of 4 operands
-        // broadcast.
+        // broadcast. AArch64's sdot: the same with s8 * s8.
         auto bytesV = VectorType::get({4 * s.vec}, ib.getI8Type());
         SmallVector<Value> av(rows);
         for (int64_t r = 0; r < rows; ++r)
           av[r] = vector::BitCastOp::create(
               ib, bytesV, vector::BroadcastOp::create(ib, i32v, a(ib, r, kk)));
-        StringRef intrinsic = s.vec == 16 ? "llvm.x86.avx512.vpdpbusd.512"
-                                          : "llvm.x86.avx512.vpdpbusd.256";
+        StringRef intrinsic = arm ? "llvm.aarch64.neon.sdot.v4i32.v16i8"
+                              : s.vec == 16 ? "llvm.x86.avx512.vpdpbusd.512"
+                                            : "llvm.x86.avx512.vpdpbusd.256";
         SmallVector<Value> out(chains);
         for (int64_t gi = 0; gi < g; ++gi) {
           Value w = vector::BitCastOp::create(
@@ -580,6 +603,7 @@ SmallVector<Value> LayerEmitter::gemmTile(
         // vdpbf16ps: acc += w.lo * a.lo + w.hi * a.hi per 32-bit lane, the
         // weights' words as they are, the two rounded operands packed into
         // one word (their bf16 bits: the upper halves) and broadcast.
+        // AArch64's bfdot computes the same.
         auto bfv = VectorType::get({2 * s.vec}, ib.getBF16Type());
         Type i32 = ib.getI32Type();
         auto c32 = [&](uint32_t v) -> Value {
@@ -606,8 +630,16 @@ SmallVector<Value> LayerEmitter::gemmTile(
               vector::LoadOp::create(
                   ib, i32v, wp, ValueRange{dIdx, jb, kk, idx(ib, gi), idx(ib, 0)}));
           for (int64_t r = 0; r < rows; ++r)
-            out[r * g + gi] = x86vector::DotBF16Op::create(
-                ib, vecType(), acc[set * chains + r * g + gi], w, av[r]);
+            out[r * g + gi] =
+                arm ? LLVM::CallIntrinsicOp::create(
+                          ib, vecType(),
+                          ib.getStringAttr("llvm.aarch64.neon.bfdot.v4f32.v8bf16"),
+                          ValueRange{acc[set * chains + r * g + gi], w, av[r]})
+                          .getResult(0)
+                    : x86vector::DotBF16Op::create(
+                          ib, vecType(), acc[set * chains + r * g + gi], w,
+                          av[r])
+                          .getResult();
         }
         next.append(out.begin(), out.end());
         continue;
@@ -680,12 +712,14 @@ SmallVector<Value> LayerEmitter::gemmTile(
   for (int64_t gi = 0; gi < g; ++gi) {
     SmallVector<Value> at{dIdx, jb, idx(b, gi), idx(b, 0)};
     Value ws = vector::LoadOp::create(b, vecType(), qs.scale, at);
-    Value comp = vnni ? vector::LoadOp::create(b, i32v, qs.comp, at).getResult()
-                      : Value();
+    Value comp = qs.comp ? vector::LoadOp::create(b, i32v, qs.comp, at).getResult()
+                         : Value();
     for (int64_t r = 0; r < rows; ++r) {
       Value &v = out[r * g + gi];
+      if (comp)
+        v = arith::SubIOp::create(b, v, comp);
       if (vnni)
-        v = arith::SIToFPOp::create(b, vecType(), arith::SubIOp::create(b, v, comp));
+        v = arith::SIToFPOp::create(b, vecType(), v);
       v = arith::MulFOp::create(
           b, arith::MulFOp::create(b, v, ws),
           vector::BroadcastOp::create(b, vecType(), aScale(b, r)));
@@ -1413,18 +1447,13 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
     precision = std::string("; precision bf16 (weights bf16, x and h rounded "
                             "to bf16 for the products, f32 accumulation, "
                             "gates and states): ") +
-                (lp.dot && s.vec == 16 ? "AVX512_BF16 vdpbf16ps"
-                                       : "bf16 weights widened in registers, "
-                                         "f32 FMAs");
+                emitter.products().str();
   else if (lp.int8)
     precision = std::string("; precision int8 (weights int8 with one scale "
                             "per gate row, x and h quantized per row and step "
                             "to their range, integer products, gates and "
                             "states f32): ") +
-                (lp.int8Dot && (s.vec == 16 || s.vec == 8)
-                     ? (s.vec == 16 ? "AVX512_VNNI vpdpbusd"
-                                    : "VNNI vpdpbusd (256-bit)")
-                     : "int8 weights widened in registers, f32 FMAs");
+                emitter.products().str();
   // The kernel's shape, for the user (lstm-opt --report lists remarks).
   op->emitRemark() << "CPU kernel: " << s.vec << "-lane f32 vectors, "
                    << kp.registers << " vector registers; register tile of the "
@@ -1462,16 +1491,19 @@ struct BarrierEffects
 
 /// The int8 kernels' vpdpbusd is an `llvm.call_intrinsic`, which declares
 /// no memory effects either; the buffer-deallocation pipeline refuses it.
-/// This states them: none for the x86 dot-product intrinsics the kernels
-/// emit (pure arithmetic on registers), reads and writes for any other.
+/// This states them: none for the dot-product intrinsics the kernels emit
+/// (x86's vpdpbusd, AArch64's sdot and bfdot: pure arithmetic on
+/// registers), reads and writes for any other.
 struct CallIntrinsicEffects
     : public MemoryEffectOpInterface::ExternalModel<CallIntrinsicEffects,
                                                     LLVM::CallIntrinsicOp> {
   void getEffects(Operation *op,
                   SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
                       &effects) const {
-    if (cast<LLVM::CallIntrinsicOp>(op).getIntrin().starts_with(
-            "llvm.x86.avx512.vpdpbusd."))
+    StringRef name = cast<LLVM::CallIntrinsicOp>(op).getIntrin();
+    if (name.starts_with("llvm.x86.avx512.vpdpbusd.") ||
+        name.starts_with("llvm.aarch64.neon.sdot.") ||
+        name.starts_with("llvm.aarch64.neon.bfdot."))
       return;
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
@@ -1516,10 +1548,17 @@ struct ConvertRNNToCPUPass
                          << precision << "'";
       return signalPassFailure();
     }
+    if (dotIsa != "x86" && dotIsa != "aarch64") {
+      module.emitError() << "convert-rnn-to-cpu: dot-isa must be x86 or "
+                            "aarch64, not '"
+                         << dotIsa << "'";
+      return signalPassFailure();
+    }
     const KernelParams params{batchTile,       parallelMinWork, vectorWidth,
                               vectorRegisters, threads,         cacheBytes,
                               precision == "bf16", bf16Dot,
-                              precision == "int8", int8Dot};
+                              precision == "int8", int8Dot,
+                              dotIsa == "aarch64"};
     auto lower = [&](Operation *op, const LayerOperands &in) {
       if (auto seq = dyn_cast<rnn::SequenceOp>(op))
         return lowerLayer(seq, in, module, params);

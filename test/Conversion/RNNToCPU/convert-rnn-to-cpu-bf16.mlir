@@ -2,6 +2,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="vector-width=8" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=F32
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=bf16 bf16-dot=1 vector-width=16" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=DOT
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=bf16 bf16-dot=1 vector-width=8" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=DOT8
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=bf16 bf16-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BFDOT
 
 // bf16-dot at 16 lanes: per gate and pair of k one x86vector.avx512.dot
 // (vdpbf16ps) on the weights' words seen as 32 bf16, the operand pair packed
@@ -12,6 +13,14 @@
 // DOT: x86vector.avx512.dot %{{.*}}, %[[WB]], %{{.*}} : vector<32xbf16> -> vector<16xf32>
 // Not at 8 lanes (the op needs AVX-512 registers): widened instead.
 // DOT8-NOT: x86vector
+
+// dot-isa=aarch64 at 4 lanes: the same words and packed operands, AArch64's
+// BF16 bfdot (acc + lo * lo + hi * hi per lane) instead.
+// BFDOT-LABEL: func.func private @__lstm_opt_layer(
+// BFDOT: %[[W:.*]] = vector.load %{{.*}} : memref<1x1x3x4x4xi32>, vector<4xi32>
+// BFDOT: %[[WB:.*]] = vector.bitcast %[[W]] : vector<4xi32> to vector<8xbf16>
+// BFDOT: llvm.call_intrinsic "llvm.aarch64.neon.bfdot.v4f32.v8bf16"(%{{.*}}, %[[WB]], %{{.*}}) : (vector<4xf32>, vector<8xbf16>, vector<8xbf16>) -> vector<4xf32>
+// BFDOT-NOT: x86vector
 
 // precision=bf16: the packed weights are 32-bit words, each the bf16 of two
 // consecutive k (K = 5 input features -> 3 words, the last with k = 4 alone;

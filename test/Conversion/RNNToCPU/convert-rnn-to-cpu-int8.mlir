@@ -1,6 +1,8 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=16" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=VNNI
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 vector-width=8" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=WIDE
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK8
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SDOT
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK4
 
 // precision=int8 with int8-dot (VNNI): the weights are quantized per gate
 // row (W = 0.5 everywhere: scale 0.5/127, every q = 127) and packed four k
@@ -36,6 +38,18 @@
 // WIDE: arith.sitofp {{.*}} : vector<8xi32> to vector<8xf32>
 // WIDE: vector.fma
 // WIDE-NOT: vpdpbusd
+
+// dot-isa=aarch64 at 4 lanes: DotProd's sdot (s8 * s8): the same words of
+// four k, the operands q themselves (no + 128), so no compensation.
+// SDOT-NOT: _comp
+// SDOT-LABEL: func.func private @__lstm_opt_layer(
+// SDOT: memref.expand_shape {{.*}} : memref<32xi32> into memref<1x1x2x4x4xi32>
+// SDOT: arith.fptosi {{.*}} : vector<4xf32> to vector<4xi32>
+// SDOT-NEXT: arith.trunci {{.*}} : vector<4xi32> to vector<4xi8>
+// SDOT: llvm.call_intrinsic "llvm.aarch64.neon.sdot.v4i32.v16i8"({{.*}}) : (vector<4xi32>, vector<16xi8>, vector<16xi8>) -> vector<4xi32>
+// SDOT-NOT: arith.subi {{.*}} : vector<4xi32>
+// SDOT: arith.sitofp {{.*}} : vector<4xi32> to vector<4xf32>
+// REMARK4: integer products, gates and states f32): AArch64 DotProd sdot;
 
 // VNNI at 8 lanes is the 256-bit vpdpbusd (AVX-VNNI or AVX512_VNNI+VL).
 // REMARK8: precision int8 (weights int8 with one scale per gate row, x and h quantized per row and step to their range, integer products, gates and states f32): VNNI vpdpbusd (256-bit); int8 against f32 on random inputs (3 steps, simulated on the host): max rel error {{[0-9]\.[0-9]e-0[2-5]}}

@@ -214,7 +214,9 @@ struct TargetVector {
   /// AVX512_BF16 (vdpbf16ps) with 16 lanes: bf16 layers use it.
   bool bf16Dot = false;
   /// AVX512_VNNI with 16 lanes, AVX-VNNI with 8: int8 layers use vpdpbusd.
+  /// AArch64 (`arm`): BF16 (bfdot) and DotProd (sdot) at 4 lanes.
   bool int8Dot = false;
+  bool arm = false;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 
