@@ -637,14 +637,21 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
       return 1;
   }
   if (target == "cpu" || target == "cudnn" || cpuOptions.gpuKernels) {
+    // The block form first: where it has OpenMP teams, the model's thread
+    // setting (which the block's teams read) must take any count.
+    FailureOr<cpu::ModelSignature> bsig;
+    if (blockModule) {
+      bsig = cpu::lowerToLLVMDialect(*blockModule, cpuOptions);
+      if (failed(bsig))
+        return 1;
+      cpuOptions.otherTeams = cpu::hasOpenMPTeams(*blockModule);
+    }
     auto sig = cpu::lowerToLLVMDialect(*module, cpuOptions);
+    cpuOptions.otherTeams = false;
     if (failed(sig))
       return 1;
     signature = *sig;
     if (blockModule) {
-      auto bsig = cpu::lowerToLLVMDialect(*blockModule, cpuOptions);
-      if (failed(bsig))
-        return 1;
       // The block entry takes what run_chunks hands it: each chunk input
       // and output with a leading axis of K, the state and bound inputs as
       // they are, in the same order.

@@ -17,8 +17,13 @@ each whole block of K chunks through the batched form compiled beside it:
 run_chunks over R*K + 3 chunks (R blocks, then 3 one by one) against ONNX
 Runtime's chunk loop, and 3 single `run` calls after it.
 
+With --threads N (compiled with --threads=N): the library's thread setting
+(Model.threads) must read N, and the embedded check runs at N threads and
+again at 1: the block form's OpenMP teams take their size from the same
+setting as the model's.
+
 Usage: stream_blocks.py --lstm-opt PATH --workdir DIR --block K --blocks R
-                        [--embedded] [--compile-arg=ARG ...]
+                        [--embedded] [--threads N] [--compile-arg=ARG ...]
                         [--chunk-shape=IN=D0xD1 ...] MODEL.onnx ...
 Prints one line per model and 'stream-blocks: P passed, F failed'.
 """
@@ -93,6 +98,7 @@ def main():
     ap.add_argument("--compile-arg", action="append", default=[])
     ap.add_argument("--chunk-shape", action="append", default=[])
     ap.add_argument("--embedded", action="store_true")
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("models", nargs="+")
     a = ap.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
@@ -109,7 +115,7 @@ def main():
         so = os.path.join(a.workdir, name + f".block{K}.so")
         form = f"--stream-block={K}" if a.embedded else f"--stream-to-sequence={K}"
         p = subprocess.run([a.lstm_opt, path, "--target=cpu", form,
-                            "--state=auto", "--threads=1", "-o", so] + a.compile_arg,
+                            "--state=auto", f"--threads={a.threads}", "-o", so] + a.compile_arg,
                            capture_output=True, text=True)
         if p.returncode:
             print(f"FAIL {name}: lstm-opt: {p.stderr.strip()[-400:]}")
@@ -119,9 +125,21 @@ def main():
         s = m.stream()
         if a.embedded:
             ok, worst = embedded(s, m, path, K, R, shapes, bound)
+            threads = ""
+            if a.threads > 1:
+                # The setting reaches the block's teams: it reads N (not the
+                # 1 of a model whose own layers are too small for a team),
+                # and one thread gives the same outputs.
+                at = m.threads
+                m.threads = 1
+                s.reset()
+                ok1, worst1 = embedded(s, m, path, K, R, shapes, bound)
+                ok = ok and ok1 and at == a.threads and m.threads == 1
+                worst = max(worst, worst1)
+                threads = f", threads {at} then {m.threads}"
             print(f"{'ok  ' if ok else 'FAIL'} {name}: run_chunks of {R * K + 3} chunks ({R} "
                   f"blocks of {K} batched, 3 one by one) == {R * K + 3} calls of the original, "
-                  f"max err {worst:.1e}", flush=True)
+                  f"max err {worst:.1e}{threads}", flush=True)
             passed += ok
             failed += not ok
             s.close()

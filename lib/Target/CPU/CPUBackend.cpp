@@ -304,8 +304,11 @@ std::optional<int64_t> teamTripCount(omp::ParallelOp team) {
 /// `int32_t lstm_opt_model_threads(void)` reads it. A team is capped at its
 /// loop's iteration count (teamTripCount). Loads and stores are
 /// atomic (monotonic): a call may change it while another thread runs the
-/// model; a run in progress sees either count, step by step.
-void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
+/// model; a run in progress sees either count, step by step. `otherTeams`:
+/// code linked beside the model (a stream's block entry) has teams that
+/// read the same global, so the setting is live even without teams here.
+void addThreadSetting(ModuleOp module, unsigned compiledThreads,
+                      bool otherTeams) {
   MLIRContext *ctx = module.getContext();
   OpBuilder b(ctx);
   Location loc = module.getLoc();
@@ -313,7 +316,8 @@ void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   SmallVector<omp::ParallelOp> teams;
   module.walk([&](omp::ParallelOp op) { teams.push_back(op); });
-  int32_t initial = teams.empty() ? 1 : (int32_t)std::max(1u, compiledThreads);
+  bool live = !teams.empty() || otherTeams;
+  int32_t initial = live ? (int32_t)std::max(1u, compiledThreads) : 1;
   b.setInsertionPointToEnd(module.getBody());
   LLVM::GlobalOp::create(b, loc, i32, /*isConstant=*/false,
                          LLVM::Linkage::External, kThreadsSymbol,
@@ -357,7 +361,7 @@ void addThreadSetting(ModuleOp module, unsigned compiledThreads) {
   b.setInsertionPointToStart(entry);
   Value one = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
   Value n = one;
-  if (!teams.empty()) {
+  if (live) {
     Value arg = entry->getArgument(0);
     Value below = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, arg, one);
     n = LLVM::SelectOp::create(b, loc, below, one, arg);
@@ -821,8 +825,14 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
   }
   module.walk([](Operation *op) { onnx::stripONNXAttrs(op); });
   addPackedEntryAndSignature(module, sig);
-  addThreadSetting(module, options.threads);
+  addThreadSetting(module, options.threads, options.otherTeams);
   return sig;
+}
+
+bool lstm_opt::cpu::hasOpenMPTeams(ModuleOp module) {
+  return module
+      .walk([](omp::ParallelOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
 }
 
 /// This machine's private L2 (or, without one, L1 data) cache per core, in
@@ -1292,8 +1302,16 @@ LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
         fn.setName("lstm_opt_block_packed");
       else
         hide(fn);
+    // The thread setting is the model's own (it is linked beside it): the
+    // block's teams read that global, and lstm_opt_model_set_threads
+    // reaches them too.
     for (llvm::GlobalVariable &g : llvmModule->globals())
-      hide(g);
+      if (g.getName() == kThreadsSymbol) {
+        g.setInitializer(nullptr);
+        g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      } else {
+        hide(g);
+      }
     for (llvm::GlobalAlias &g : llvmModule->aliases())
       hide(g);
   }

@@ -35,6 +35,10 @@ struct CPUOptions {
   /// Threads the hidden blocks of each layer are split across (OpenMP);
   /// 1 = sequential code with no OpenMP runtime.
   unsigned threads = 1;
+  /// Code linked beside this model (a stream's block entry, which reads
+  /// this model's thread setting) has OpenMP teams: the setting then starts
+  /// at `threads` and takes any count even where this model has none.
+  bool otherTeams = false;
   /// Rows per register tile of the generated GEMMs; 0 = automatic.
   int64_t batchTile = 0;
   /// The recurrent layers' weight precision: "f32" (the model's numbers),
@@ -202,6 +206,10 @@ void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
 /// dialect. Diagnostics go to the context's handler.
 mlir::FailureOr<ModelSignature> lowerToLLVMDialect(mlir::ModuleOp module,
                                                    const CPUOptions &options);
+
+/// Whether a module lowered by lowerToLLVMDialect runs OpenMP teams (whose
+/// size is the model's thread setting).
+bool hasOpenMPTeams(mlir::ModuleOp module);
 
 /// The vector shape of the kernels for a target: f32 lanes per register and
 /// number of vector registers (AVX-512 16/32, AVX2 8/16, SSE 4/16, NEON 4/32),
