@@ -535,6 +535,9 @@ private:
   /// The `lstm_opt.precision` an imported quantized layer gets ("f32":
   /// none).
   std::string quantizedPrecision;
+  /// Whether markQuantized said that the f32 cells ignore the model's
+  /// quantization.
+  bool saidQuantizedF32 = false;
   void matchForm(const CellForm &form, const CellPattern &pattern,
                  Operation *anchor);
   /// `coupledI`: the input gate of a coupled form (f = 1 - i), else null.
@@ -1531,6 +1534,13 @@ void CellRecognizer::matchRNNCells() {
   (void)made;
 }
 
+/// What an imported quantized layer computes where it is not marked int8.
+static constexpr const char *kWithoutActivationQuantization =
+    "are dequantized exactly, and this target runs the layer without the model's "
+    "int8 quantization of its inputs and state: its outputs differ from "
+    "ONNX Runtime's by that rounding (lstm-opt --target=cpu without "
+    "--precision runs it on the int8 kernels)";
+
 void CellRecognizer::importLayer(Operation *op) {
   // Standard ONNX layers: reorder gates, split the bias, normalise layout.
   auto remark = [&](const Twine &why) {
@@ -1822,6 +1832,9 @@ void CellRecognizer::importLayer(Operation *op) {
   // their exact f32 values).
   if (isa<od::NodeOp>(op) && quantizedPrecision != "f32")
     seq->setAttr(rnn::kPrecisionAttr, b.getStringAttr(quantizedPrecision));
+  else if (isa<od::NodeOp>(op))
+    op->emitRemark() << "DynamicQuantizeLSTM imported: its weights "
+                     << kWithoutActivationQuantization;
   // Results back in the op's layout and types.
   auto replace = [&](Value old, Value now, ArrayRef<int64_t> perm) {
     if (isa<NoneType>(old.getType()) || old.use_empty())
@@ -2087,10 +2100,18 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
 
 void CellRecognizer::markQuantized(Operation *cell,
                                    ArrayRef<const LinearForm *> forms) {
-  if (quantizedPrecision != "f32" &&
-      llvm::any_of(forms, [](const LinearForm *f) { return f->quantized; }))
+  if (!llvm::any_of(forms, [](const LinearForm *f) { return f->quantized; }))
+    return;
+  if (quantizedPrecision != "f32")
     cell->setAttr(rnn::kPrecisionAttr,
                   StringAttr::get(cell->getContext(), quantizedPrecision));
+  else if (!saidQuantizedF32) {
+    // Once per function: every step's cell would say the same.
+    saidQuantizedF32 = true;
+    cell->emitRemark() << "cells of quantized MatMuls (this one and any "
+                          "after it): their weights "
+                       << kWithoutActivationQuantization;
+  }
 }
 
 /// Whether a QuantizeLinear is one of a quantized MatMul's own (which the
