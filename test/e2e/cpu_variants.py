@@ -12,7 +12,8 @@ Runtime on the same model: |a - b| <= 1e-4 * max(|b|, 1e-1) elementwise.
     forget gates (input_forget), odd sizes H = 1, 7, 33; B = 1, 5; T = 1;
   * unrolled LSTMs from bench/make_unrolled_lstm.py (recognised first) at
     odd sizes, in both the PyTorch and the per-gate style.
-Prints one line per model and 'variants: N passed, M failed'.
+Prints one line per model and 'variants: N passed, M failed'. With
+--write-only it writes the models and stops.
 """
 import argparse
 import os
@@ -139,6 +140,9 @@ def main():
     ap.add_argument("--extra", action="append", default=[],
                     help="an extra lstm-run flag (repeatable), e.g. "
                          "--extra=--gpu-kernels-on-cpu")
+    ap.add_argument("--write-only", action="store_true",
+                    help="write the models into --workdir and stop (for other "
+                         "runners, e.g. test/Utils/cross_run.py)")
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp(prefix="cpu-variants-")
     os.makedirs(work, exist_ok=True)
@@ -165,6 +169,9 @@ def main():
             feeds[vi.name] = rng.standard_normal(shape).astype(np.float32)
         cases.append((name, path, feeds))
 
+    if a.write_only:
+        print(f"variants: {len(cases)} models written")
+        return 0
     passed = failed = 0
     for name, path, feeds in cases:
         if a.only not in name or any(s in name for s in a.skip):
