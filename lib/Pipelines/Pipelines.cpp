@@ -157,6 +157,8 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.vectorRegisters = options.vectorRegisters;
   kernels.cacheBytes = options.cacheBytes;
   kernels.precision = options.precision;
+  kernels.layerPrecisions.assign(options.layerPrecisions.begin(),
+                                 options.layerPrecisions.end());
   kernels.bf16Dot = options.bf16Dot;
   kernels.int8Dot = options.int8Dot;
   kernels.dotIsa = options.dotIsa;

@@ -56,7 +56,12 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                          "or int8 (weights int8 with one scale per gate row, "
                          "a quarter of the bytes; x and h quantized per row "
                          "and step to their range; integer products; gates "
-                         "and states in f32)"),
+                         "and states in f32). Followed by NODE=PRECISION "
+                         "items (comma-separated) for single layers: the "
+                         "layer fused from ONNX node NODE (the node its "
+                         "remark names) runs at that precision, e.g. "
+                         "--precision=int8,/rnn/LSTM_1=f32"),
+                cl::value_desc("P[,NODE=P...]"),
                 cl::init("f32"), cl::cat(category)),
       state("state",
             cl::desc("The model's state: IN=OUT[,IN=OUT...] pairs a graph "
@@ -173,12 +178,37 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
     return e;
   if (llvm::Error e = oneOf("gpu-design", gpuDesign, gpu_kernels::designNames()))
     return e;
-  if (llvm::Error e = oneOf("precision", precision, {"f32", "bf16", "int8"}))
-    return e;
-  o.precision = precision;
+  // P[,NODE=P...]: the precision of every layer (f32 when left out), then
+  // single layers'.
+  bool defaultGiven = false;
+  o.precision = "f32";
+  o.layerPrecisions.clear();
+  llvm::SmallVector<llvm::StringRef> items;
+  llvm::StringRef(precision).split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [node, p] = item.rsplit('=');
+    bool perLayer = item.contains('=');
+    if (llvm::Error e = oneOf("precision", perLayer ? p : item,
+                              {"f32", "bf16", "int8"}))
+      return e;
+    if (perLayer) {
+      if (node.empty())
+        return llvm::createStringError("--precision: '" + item.str() +
+                                       "' names no node (NODE=PRECISION)");
+      o.layerPrecisions.push_back(item.str());
+      continue;
+    }
+    if (defaultGiven)
+      return llvm::createStringError(
+          "--precision takes one precision for every layer, then "
+          "NODE=PRECISION items; '" + precision + "' has two");
+    defaultGiven = true;
+    o.precision = item.str();
+  }
   o.statePairs = state;
-  // A quantized layer runs int8 unless a precision was asked for.
-  o.quantizedInt8 = precision.getNumOccurrences() == 0;
+  // A quantized layer runs int8 unless a precision was asked for (for
+  // every layer; a NODE=PRECISION item sets that layer's).
+  o.quantizedInt8 = !defaultGiven;
   o.threads = threadsOpt;
   o.batchTile = batchTile;
   o.targetCPU = targetCPU;

@@ -509,6 +509,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
     return 1;
   }
+  if (!cpuOptions.layerPrecisions.empty() && target != "cpu") {
+    llvm::errs() << "lstm-opt: error: --precision's NODE=PRECISION items are "
+                    "for --target=cpu (the CPU kernels)\n";
+    return 1;
+  }
   if (cpuOptions.precision != "f32" && target != "cpu" &&
       !(target == "gpu" && cpuOptions.precision == "bf16")) {
     llvm::errs() << "lstm-opt: error: --precision is for --target=cpu, and "

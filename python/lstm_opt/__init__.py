@@ -100,7 +100,9 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
     """Compiles `model` for the CPU (`lstm-opt --target=cpu`) into the shared
     library `out_path` (a `.so`; its C header is written beside it) and
     returns the report dict. `precision`: "f32", "bf16" or "int8" (None: the
-    model's own: f32, and int8 for layers the model quantizes);
+    model's own: f32, and int8 for layers the model quantizes), optionally
+    followed by single layers' precisions, "int8,/rnn/LSTM_1=f32" (the ONNX
+    node a layer's remark names);
     `threads`: the library's initial thread count; `target_cpu`: an LLVM CPU
     name (default: this machine); `input_shapes`: sizes for symbolic
     dimensions, {name: [d0, d1, ...]}; `state`: the model's state pairs,

@@ -93,7 +93,8 @@ class Model:
         """Compiles an ONNX model (a path or a ModelProto) with
         `lstm_opt.compile` (lstm-opt --target=cpu; needs the lstm-opt tool)
         into `out_path` and loads it. `precision`: "f32", "bf16" or "int8"
-        (None: the model's own)."""
+        (None: the model's own), optionally followed by single layers',
+        e.g. "int8,/rnn/LSTM_1=f32"."""
         from . import compile as _compile
         _compile(model, out_path, precision=precision, threads=threads, **kwargs)
         return cls(out_path, threads=threads)

@@ -595,6 +595,10 @@ int main(int argc, char **argv) {
     return fail("--device takes cpu, cuda or gpu, not '" + device + "'");
   // The precision is the CPU kernels': the cuDNN and GPU layers have their
   // own data types, and the GPU kernel bodies on the CPU are f32.
+  if (!options.layerPrecisions.empty() &&
+      (device != "cpu" || options.gpuKernelsOnCPU))
+    return fail("--precision's NODE=PRECISION items are for the CPU kernels "
+                "(--device=cpu)");
   if (options.precision != "f32" &&
       !((device == "gpu" || options.gpuKernelsOnCPU) && options.precision == "bf16") &&
       (device != "cpu" || options.gpuKernelsOnCPU))

@@ -138,6 +138,12 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "per gate row, x and h quantized per row and step with a scale "
            "from their range, integer products, gates and states in f32); "
            "a layer's `lstm_opt.precision` attribute overrides it">,
+    ListOption<"layerPrecisions", "layer-precision", "std::string",
+               "Per-layer precisions, NODE=f32|bf16|int8 each: the layer whose "
+               "location names the ONNX node NODE (any node it was fused "
+               "from) runs at that precision, over `precision` and its own "
+               "`lstm_opt.precision`; a NODE that names no layer is an "
+               "error">,
     Option<"bf16Dot", "bf16-dot", "bool", /*default=*/"false",
            "bf16 layers at 16 lanes: the products as AVX512_BF16 vdpbf16ps "
            "(x86vector.avx512.dot), one per gate and pair of k (with "

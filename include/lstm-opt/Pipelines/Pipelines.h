@@ -116,6 +116,10 @@ struct CPUPipelineOptions
       *this, "precision",
       llvm::cl::desc("The recurrent layers' weight precision: f32, bf16 or int8"),
       llvm::cl::init("f32")};
+  ListOption<std::string> layerPrecisions{
+      *this, "layer-precision",
+      llvm::cl::desc("Per-layer precisions, NODE=f32|bf16|int8: the layer "
+                     "fused from ONNX node NODE runs at that precision")};
   Option<bool> bf16Dot{
       *this, "bf16-dot",
       llvm::cl::desc("bf16 layers at 16 lanes use AVX512_BF16 vdpbf16ps"),

@@ -39,6 +39,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cstring>
 
@@ -1522,6 +1523,59 @@ struct ConvertRNNToCPUPass
       LLVM::CallIntrinsicOp::attachInterface<CallIntrinsicEffects>(*ctx);
     });
   }
+  /// `layer-precision`: each NODE=P sets lstm_opt.precision = P on the
+  /// layers whose location names NODE.
+  LogicalResult applyLayerPrecisions(ModuleOp module) {
+    if (layerPrecisions.empty())
+      return success();
+    SmallVector<Operation *> layers;
+    module.walk([&](Operation *op) {
+      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
+        layers.push_back(op);
+    });
+    auto names = [](Operation *op) {
+      llvm::SetVector<StringRef> out;
+      op->getLoc()->walk([&](Location l) {
+        if (auto n = dyn_cast<NameLoc>(l))
+          out.insert(n.getName().getValue());
+        return WalkResult::advance();
+      });
+      return out;
+    };
+    for (const std::string &entry : layerPrecisions) {
+      auto [node, p] = StringRef(entry).rsplit('=');
+      if (node.empty() || (p != "f32" && p != "bf16" && p != "int8")) {
+        module.emitError() << "convert-rnn-to-cpu: layer-precision takes "
+                              "NODE=f32|bf16|int8, not '"
+                           << entry << "'";
+        return failure();
+      }
+      bool found = false;
+      for (Operation *op : layers)
+        if (names(op).contains(node)) {
+          op->setAttr(rnn::kPrecisionAttr,
+                      StringAttr::get(module.getContext(), p));
+          found = true;
+        }
+      if (!found) {
+        // Name the layers there are, as their remarks do (first node).
+        std::string list;
+        for (Operation *op : layers) {
+          auto n = names(op);
+          list += (list.empty() ? "'" : ", '") +
+                  (n.empty() ? std::string("?") : n.front().str()) + "'";
+        }
+        module.emitError() << "convert-rnn-to-cpu: layer-precision names '"
+                           << node << "', which is no recurrent layer's node"
+                           << (layers.empty() ? std::string("; the model has no "
+                                                            "recurrent layer")
+                                              : "; the layers: " + list);
+        return failure();
+      }
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (vectorWidth != 4 && vectorWidth != 8 && vectorWidth != 16) {
@@ -1554,6 +1608,8 @@ struct ConvertRNNToCPUPass
                          << dotIsa << "'";
       return signalPassFailure();
     }
+    if (failed(applyLayerPrecisions(module)))
+      return signalPassFailure();
     const KernelParams params{batchTile,       parallelMinWork, vectorWidth,
                               vectorRegisters, threads,         cacheBytes,
                               precision == "bf16", bf16Dot,

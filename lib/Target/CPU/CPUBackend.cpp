@@ -566,6 +566,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.threads = options.threads;
   p.batchTile = options.batchTile;
   p.precision = options.precision;
+  p.layerPrecisions = options.layerPrecisions;
   // The kernels' vector shape from the target (the defaults, AVX-512's, if
   // the target cannot be described: compiling then fails with that error).
   TargetVector tv;

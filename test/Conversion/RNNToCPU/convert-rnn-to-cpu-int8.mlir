@@ -3,6 +3,11 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK8
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SDOT
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK4
+// layer-precision: the layer at loc("layer") f32, the other int8 (one
+// module: without the split).
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 layer-precision=layer=f32" 2>&1 >/dev/null | FileCheck %s --check-prefix=PERLAYER
+// PERLAYER-DAG: loc("layer"): CPU kernel: {{.*}}; precision f32{{$}}
+// PERLAYER-DAG: loc("gru"): CPU kernel: {{.*}}; precision int8 (
 
 // precision=int8 with int8-dot (VNNI): the weights are quantized per gate
 // row (W = 0.5 everywhere: scale 0.5/127, every q = 127) and packed four k

@@ -46,6 +46,10 @@ struct CPUOptions {
   /// products; accumulation, gates and states f32) or "int8" (weights int8
   /// per gate row, x and h quantized per row and step).
   std::string precision = "f32";
+  /// Per-layer precisions, "NODE=PRECISION" each: the layer whose ONNX node
+  /// (any node it was fused from) is NODE runs at PRECISION, whatever
+  /// `precision` and its own lstm_opt.precision say.
+  std::vector<std::string> layerPrecisions;
   /// Layers the model itself quantizes (com.microsoft.DynamicQuantizeLSTM)
   /// run on the int8 kernels; false (a precision the user chose) runs them
   /// at `precision` like every other layer.
