@@ -184,7 +184,8 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   o.precision = "f32";
   o.layerPrecisions.clear();
   llvm::SmallVector<llvm::StringRef> items;
-  llvm::StringRef(precision).split(items, ',');
+  if (precision.getNumOccurrences() > 0)
+    llvm::StringRef(precision).split(items, ',');
   for (llvm::StringRef item : items) {
     auto [node, p] = item.rsplit('=');
     bool perLayer = item.contains('=');

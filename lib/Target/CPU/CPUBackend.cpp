@@ -41,6 +41,9 @@
 
 #include <dlfcn.h>
 #include <set>
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 using namespace mlir;
 using namespace lstm_opt;
@@ -1229,6 +1232,22 @@ void lstm_opt_stream_run_chunks(lstm_opt_stream *s, int64_t n,
   return src;
 }
 
+/// Whether this machine has the feature `name` of kX86Features or
+/// kAArch64Features. On AArch64 Linux from the hardware capabilities, as
+/// the compiled check reads them: LLVM's host features do not list
+/// dotprod, bf16, i8mm or fullfp16 there.
+static bool hostHasFeature(StringRef name) {
+#if defined(__aarch64__) && defined(__linux__)
+  for (const AArch64Feature &f : kAArch64Features)
+    if (name == f.name)
+      return (getauxval(f.auxv) >> f.bit) & 1;
+  return true;
+#else
+  static const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  return host.lookup(name);
+#endif
+}
+
 std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
   std::string cpu = options.targetCPU.empty() ? "host" : options.targetCPU;
   std::string src;
@@ -1641,10 +1660,9 @@ JITModel::create(ModuleOp module, ModelSignature sig, const CPUOptions &options)
   if (!options.targetCPU.empty() && options.targetCPU != "host") {
     if (auto jtmb = targetMachineBuilder(options.targetCPU, "", false); !jtmb)
       return jtmb.takeError();
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     std::string missing;
     for (const char *f : targetCheckedFeatures(options))
-      if (!host.lookup(f))
+      if (!hostHasFeature(f))
         missing += std::string(" ") + f;
     if (!missing.empty())
       return llvm::createStringError(
