@@ -153,6 +153,17 @@ CompileOptions::boundInputs() const {
   return out;
 }
 
+std::vector<std::string> CompileOptions::compileOnlyGiven() const {
+  std::vector<std::string> given;
+  const llvm::cl::Option *compileOnly[] = {
+      &precision, &targetCPU,   &batchTile,        &cudnnDataType, &cudnnAlgo,
+      &gpuChip,   &gpuDesign,   &gpuUnitsPerBlock, &gpuGridSync,   &gpuWeights};
+  for (const llvm::cl::Option *o : compileOnly)
+    if (o->getNumOccurrences() > 0)
+      given.push_back("--" + o->ArgStr.str());
+  return given;
+}
+
 llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   auto oneOf = [](llvm::StringRef flag, llvm::StringRef value,
                   llvm::ArrayRef<llvm::StringRef> allowed) -> llvm::Error {

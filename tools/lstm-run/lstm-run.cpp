@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Threading.h"
@@ -633,6 +634,14 @@ int main(int argc, char **argv) {
     // this process, only the weights and activations.
     if (randomInputs)
       return fail("--random-inputs needs an ONNX model, not a compiled library");
+    // What the library was compiled with is fixed: an option only compiling
+    // reads would be silently ignored.
+    if (std::vector<std::string> given = compile.compileOnlyGiven(); !given.empty())
+      return fail(llvm::join(given, ", ") + (given.size() == 1 ? " is" : " are") +
+                  " for compiling, and " + modelPath +
+                  " is compiled already: recompile it with lstm-opt --target=cpu " +
+                  llvm::join(given, " ") + " (with the values), or leave " +
+                  (given.size() == 1 ? "it" : "them") + " out");
     model = std::move(preloaded);
     // --threads given: the library's parallel loops use that many threads
     // instead of the count it was compiled with.

@@ -48,6 +48,10 @@ public:
   unsigned threads() const { return threadsOpt; }
   bool threadsGiven() const { return threadsOpt.getNumOccurrences() > 0; }
   bool targetCPUGiven() const { return targetCPU.getNumOccurrences() > 0; }
+  /// The options given that only compiling reads (--precision,
+  /// --target-cpu, --batch-tile, the cuDNN and GPU kernel choices), as
+  /// "--name" each: a compiled library cannot take them.
+  std::vector<std::string> compileOnlyGiven() const;
   llvm::StringRef targetCPUName() const { return targetCPU; }
 
 private:
