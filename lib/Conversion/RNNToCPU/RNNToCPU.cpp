@@ -1528,20 +1528,20 @@ struct ConvertRNNToCPUPass
   LogicalResult applyLayerPrecisions(ModuleOp module) {
     if (layerPrecisions.empty())
       return success();
-    SmallVector<Operation *> layers;
+    // Each layer with the node names of its location (a fused layer's can
+    // be hundreds), gathered once.
+    SmallVector<std::pair<Operation *, llvm::SetVector<StringRef>>> layers;
     module.walk([&](Operation *op) {
-      if (isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
-        layers.push_back(op);
-    });
-    auto names = [](Operation *op) {
-      llvm::SetVector<StringRef> out;
+      if (!isa<rnn::SequenceOp, rnn::RecurrenceOp>(op))
+        return;
+      llvm::SetVector<StringRef> names;
       op->getLoc()->walk([&](Location l) {
         if (auto n = dyn_cast<NameLoc>(l))
-          out.insert(n.getName().getValue());
+          names.insert(n.getName().getValue());
         return WalkResult::advance();
       });
-      return out;
-    };
+      layers.emplace_back(op, std::move(names));
+    });
     for (const std::string &entry : layerPrecisions) {
       auto [node, p] = StringRef(entry).rsplit('=');
       if (node.empty() || (p != "f32" && p != "bf16" && p != "int8")) {
@@ -1551,8 +1551,8 @@ struct ConvertRNNToCPUPass
         return failure();
       }
       bool found = false;
-      for (Operation *op : layers)
-        if (names(op).contains(node)) {
+      for (auto &[op, names] : layers)
+        if (names.contains(node)) {
           op->setAttr(rnn::kPrecisionAttr,
                       StringAttr::get(module.getContext(), p));
           found = true;
@@ -1560,11 +1560,10 @@ struct ConvertRNNToCPUPass
       if (!found) {
         // Name the layers there are, as their remarks do (first node).
         std::string list;
-        for (Operation *op : layers) {
-          auto n = names(op);
+        for (auto &[op, names] : layers)
           list += (list.empty() ? "'" : ", '") +
-                  (n.empty() ? std::string("?") : n.front().str()) + "'";
-        }
+                  (names.empty() ? std::string("?") : names.front().str()) +
+                  "'";
         module.emitError() << "convert-rnn-to-cpu: layer-precision names '"
                            << node << "', which is no recurrent layer's node"
                            << (layers.empty() ? std::string("; the model has no "
