@@ -7,8 +7,11 @@ For each size (an unrolled PyTorch-style LSTM from make_unrolled_lstm.py):
   * IREE on lstm-opt --target=linalg (the time loop as scf.for);
   * IREE on lstm-opt --target=linalg --linalg-unroll-steps=T (the steps
     written one after the other);
-  * IREE on lstm-opt --target=iree (the time loop inside one
-    flow.dispatch.region: the whole recurrence is one dispatch);
+  * IREE on lstm-opt --target=iree --iree-kernels=iree (the time loop
+    inside one flow.dispatch.region: the whole recurrence is one dispatch,
+    IREE's code);
+  * IREE on lstm-opt --target=iree (the default: each layer one dispatch
+    calling lstm-opt's CPU kernel, linked into IREE's executable);
   * lstm-run on the same model, 1 thread (the CPU backend).
 Every IREE module is compiled the same way (llvm-cpu, --iree-llvmcpu-target-cpu=host)
 and timed through iree.runtime with the local-sync driver (one thread, no
@@ -67,6 +70,22 @@ def time_iree(vmfb, mlir, args, driver, runs):
     return float(np.median(ts) * 1e3), outs
 
 
+def time_iree_benchmark_module(vmfb, mlir, args, d):
+    """Median ms of IREE's own harness (iree-benchmark-module, local-sync):
+    no Python, inputs already on the device."""
+    fn = re.search(r"func\.func @([\w$.-]+)\(", open(mlir).read()).group(1)
+    inputs = []
+    for i, x in enumerate(args):
+        path = os.path.join(d, f"arg{i}.npy")
+        np.save(path, x)
+        inputs.append("--input=@" + path)
+    p = subprocess.run([os.path.join(VENV_BIN, "iree-benchmark-module"), "--module=" + vmfb,
+                        "--device=local-sync", "--function=" + fn, "--benchmark_repetitions=5"]
+                       + inputs, capture_output=True, text=True)
+    m = re.search(r"real_time_median\s+([\d.]+) ms", p.stdout)
+    return float(m.group(1)) if m else None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-opt", default=os.path.join(ROOT, "build", "bin", "lstm-opt"))
@@ -101,8 +120,9 @@ def main():
         for form, extra in (("lstm-opt linalg (scf.for)", ["--target=linalg"]),
                             ("lstm-opt linalg (unrolled)",
                              ["--target=linalg", f"--linalg-unroll-steps={T}"]),
-                            ("lstm-opt iree (one dispatch)", ["--target=iree"])):
-            mlir = os.path.join(d, form.split("(")[1][:-1].replace(".", "_").replace(" ", "_")
+                            ("lstm-opt iree (one dispatch)", ["--target=iree", "--iree-kernels=iree"]),
+                            ("lstm-opt iree (lstm-opt kernel)", ["--target=iree"])):
+            mlir = os.path.join(d, form.split("(")[1][:-1].replace(".", "_").replace(" ", "_").replace("-", "_")
                                 + ".linalg.mlir")
             subprocess.run([a.lstm_opt, src, "-o", mlir] + extra,
                            check=True, capture_output=True)
@@ -120,6 +140,7 @@ def main():
                 for driver in ("local-sync", "local-task"):
                     ms, outs = time_iree(vmfb, mlir, args, driver, a.runs)
                     col[driver] = ms
+                col["benchmark-module"] = time_iree_benchmark_module(vmfb, mlir, args, d)
                 col["rel_err"] = max(float(np.max(np.abs(o - r)) / max(np.max(np.abs(r)), 1e-30))
                                      for o, r in zip(outs, ref))
             res["columns"][form] = col
@@ -139,18 +160,24 @@ def main():
         json.dump({"machine": meta, "rows": rows}, f, indent=1)
     L = ["# IREE on every form of an unrolled LSTM (`bench/iree_bench.py`)", "",
          f"{meta['cpu']}, {meta['cores']} cores; IREE {meta['iree']} (llvm-cpu, host CPU); "
-         f"median ms per inference over {a.runs} runs, outputs fetched each call; lstm-run "
-         "with 1 thread.", "",
+         f"median ms per inference over {a.runs} runs through iree.runtime (Python), outputs "
+         "fetched each call; iree-benchmark-module: IREE's own harness (local-sync, no Python, "
+         "median of 5 repetitions); lstm-run with 1 thread (its --bench).", "",
          "| LSTM T, B, I, H | form | IREE local-sync | IREE local-task | vs original (local-sync) "
-         "| rel err |", "|---|---|---:|---:|---:|---:|"]
+         "| iree-benchmark-module | vs original (benchmark-module) | rel err |",
+         "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         base = r["columns"]["original"].get("local-sync")
+        bbase = r["columns"]["original"].get("benchmark-module")
         for form, c in r["columns"].items():
             ms = c.get("local-sync")
+            bm = c.get("benchmark-module")
+            bench_cols = (f"{bm:.3f} | {bbase / bm:.2f}x" if bm and bbase else "- | -")
             L.append(f"| {r['T']}, {r['B']}, {r['I']}, {r['H']} | {form} | "
                      f"{ms:.3f} | " + (f"{c['local-task']:.3f}" if "local-task" in c else "-") +
-                     f" | {base / ms:.2f}x | " + (f"{c['rel_err']:.1e}" if "rel_err" in c else "-") + " |"
-                     if ms else f"| {r['T']}, {r['B']}, {r['I']}, {r['H']} | {form} | n/a | | | |")
+                     f" | {base / ms:.2f}x | {bench_cols} | " +
+                     (f"{c['rel_err']:.1e}" if "rel_err" in c else "-") + " |"
+                     if ms else f"| {r['T']}, {r['B']}, {r['I']}, {r['H']} | {form} | n/a | | | | | |")
     with open(a.out + ".md", "w") as f:
         f.write("\n".join(L) + "\n")
     print("\n".join(L))

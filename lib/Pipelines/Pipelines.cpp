@@ -148,8 +148,8 @@ void lstm_opt::buildCPULayerPipeline(OpPassManager &pm,
   }
 }
 
-void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
-                                      const CPUPipelineOptions &options) {
+ConvertRNNToCPUPassOptions
+lstm_opt::cpuKernelOptions(const CPUPipelineOptions &options) {
   ConvertRNNToCPUPassOptions kernels;
   kernels.batchTile = options.batchTile;
   kernels.threads = options.threads;
@@ -162,7 +162,12 @@ void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
   kernels.bf16Dot = options.bf16Dot;
   kernels.int8Dot = options.int8Dot;
   kernels.dotIsa = options.dotIsa;
-  pm.addPass(createConvertRNNToCPUPass(kernels));
+  return kernels;
+}
+
+void lstm_opt::buildCPUBufferPipeline(OpPassManager &pm,
+                                      const CPUPipelineOptions &options) {
+  pm.addPass(createConvertRNNToCPUPass(cpuKernelOptions(options)));
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -105,6 +105,18 @@ llvm::cl::list<std::string> ireeFlags(
                    "(repeatable), e.g. --iree-flag=--iree-llvmcpu-target-cpu=znver4"),
     llvm::cl::value_desc("flag"), llvm::cl::cat(lstmOptCategory));
 
+llvm::cl::opt<std::string> ireeKernels(
+    "iree-kernels",
+    llvm::cl::desc("--target=iree: what runs each recurrent layer: lstm-opt "
+                   "(default: the CPU backend's kernel for the layer, one "
+                   "thread, compiled for --target-cpu at --precision into an "
+                   "object file IREE links into its executable) or iree "
+                   "(IREE's own code generation of the time loop, one "
+                   "flow.dispatch.region per layer, portable to any IREE "
+                   "target)"),
+    llvm::cl::value_desc("lstm-opt|iree"), llvm::cl::init("lstm-opt"),
+    llvm::cl::cat(lstmOptCategory));
+
 llvm::cl::opt<int64_t> streamToSequence(
     "stream-to-sequence",
     llvm::cl::desc("--target=onnx: write a streaming model that takes N "
@@ -414,6 +426,32 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   report.input = inputPath.str();
   report.output = outputPath.str();
   DriverDiagnostics diagnostics(context, report);
+  // --target=iree's layer objects: a temporary folder's go when the driver
+  // returns; those written beside the output stay only with it.
+  SmallString<128> ireeObjectDir;
+  std::string ireeStem;
+  bool ireeObjectsTemporary = false, outputWritten = false;
+  llvm::scope_exit removeObjects([&] {
+    if (ireeObjectDir.empty())
+      return;
+    if (ireeObjectsTemporary) {
+      llvm::sys::fs::remove_directories(ireeObjectDir);
+      return;
+    }
+    if (outputWritten)
+      return;
+    std::error_code ec;
+    std::string prefix = ireeStem + ".layer";
+    std::vector<std::string> written;
+    for (llvm::sys::fs::directory_iterator it(ireeObjectDir, ec), end;
+         it != end && !ec; it.increment(ec)) {
+      StringRef name = llvm::sys::path::filename(it->path());
+      if (name.starts_with(prefix) && name.ends_with(".o"))
+        written.push_back(it->path());
+    }
+    for (const std::string &path : written)
+      llvm::sys::fs::remove(path);
+  });
 
   // Parse/import.
   auto start = std::chrono::steady_clock::now();
@@ -505,21 +543,31 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   cpuOptions.threads = std::max(1u, cpuOptions.threads);
   cpuOptions.targetTriple = targetTriple;
   cpuOptions.bundleRuntime = bundleRuntime;
-  if (!targetTriple.empty() && target != "cpu") {
-    llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu\n";
+  if (ireeKernels != "lstm-opt" && ireeKernels != "iree") {
+    llvm::errs() << "lstm-opt: error: --iree-kernels takes lstm-opt or iree, "
+                    "not '"
+                 << ireeKernels << "'\n";
     return 1;
   }
-  if (!cpuOptions.layerPrecisions.empty() && target != "cpu") {
+  // --target=iree with lstm-opt's kernels compiles them as --target=cpu
+  // does: for --target-cpu, at --precision.
+  bool ireeCPUKernels = target == "iree" && ireeKernels == "lstm-opt";
+  if (!targetTriple.empty() && target != "cpu" && !ireeCPUKernels) {
+    llvm::errs() << "lstm-opt: error: --target-triple is for --target=cpu "
+                    "and --target=iree (lstm-opt's kernels)\n";
+    return 1;
+  }
+  if (!cpuOptions.layerPrecisions.empty() && target != "cpu" && !ireeCPUKernels) {
     llvm::errs() << "lstm-opt: error: --precision's NODE=PRECISION items are "
                     "for --target=cpu (the CPU kernels)\n";
     return 1;
   }
-  if (cpuOptions.precision != "f32" && target != "cpu" &&
+  if (cpuOptions.precision != "f32" && target != "cpu" && !ireeCPUKernels &&
       !(target == "gpu" && cpuOptions.precision == "bf16")) {
-    llvm::errs() << "lstm-opt: error: --precision is for --target=cpu, and "
-                    "bf16 for --target=gpu too (the ONNX target keeps the "
-                    "model's numbers; the cuDNN layers take "
-                    "--cudnn-data-type)\n";
+    llvm::errs() << "lstm-opt: error: --precision is for --target=cpu and "
+                    "--target=iree (with lstm-opt's kernels), and bf16 for "
+                    "--target=gpu too (the ONNX target keeps the model's "
+                    "numbers; the cuDNN layers take --cudnn-data-type)\n";
     return 1;
   }
   // A foreign triple's CPU defaults to its generic one, not this host.
@@ -609,6 +657,42 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     lpm.addInstrumentation(std::make_unique<PassTimer>(report));
     LinalgPipelineOptions linalgOptions;
     linalgOptions.recognize = !explicitPasses;
+    if (ireeCPUKernels) {
+      // The layers first: recognised, then each compiled to an object file
+      // (-o m.vmfb: a temporary folder; otherwise beside the output, named
+      // after it) and called from an IREE dispatch.
+      if (!explicitPasses) {
+        PassManager rpm(&context, ModuleOp::getOperationName());
+        if (failed(applyPassManagerCLOptions(rpm)))
+          return 1;
+        rpm.addInstrumentation(std::make_unique<PassTimer>(report));
+        buildRecognitionPipeline(rpm, /*importQuantized=*/true,
+                                 cpuOptions.quantizedInt8 ? "int8" : "f32");
+        if (failed(rpm.run(*module)))
+          return 1;
+        linalgOptions.recognize = false;
+      }
+      if (llvm::sys::path::extension(outputPath) == ".vmfb") {
+        if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(
+                "lstm-opt-iree", ireeObjectDir)) {
+          llvm::errs() << "lstm-opt: error: cannot create a temporary folder: "
+                       << ec.message() << "\n";
+          return 1;
+        }
+        ireeObjectsTemporary = true;
+        ireeStem = "model";
+      } else {
+        ireeObjectDir = outputPath == "-" ? "." : llvm::sys::path::parent_path(outputPath).str();
+        if (ireeObjectDir.empty())
+          ireeObjectDir = ".";
+        ireeStem = outputPath == "-" ? "lstm_opt" : llvm::sys::path::stem(outputPath).str();
+      }
+      auto start = std::chrono::steady_clock::now();
+      if (failed(cpu::lowerLayersToIREEKernels(*module, cpuOptions,
+                                               ireeObjectDir, ireeStem)))
+        return 1;
+      report.phases.push_back({"layer kernels", msSince(start)});
+    }
     linalgOptions.unrollSteps = linalgUnrollSteps;
     linalgOptions.ireeDispatch = target == "iree";
     buildLinalgPipeline(lpm, linalgOptions);
@@ -714,6 +798,7 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   // The report (--report, --report-file), once the output is written;
   // returns the exit status.
   auto finishReport = [&]() -> int {
+    outputWritten = true;
     if (reportKind == "none")
       return 0;
     std::string text;
@@ -773,7 +858,12 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
     std::string text;
     llvm::raw_string_ostream ts(text);
     module->print(ts);
-    std::vector<std::string> extra(ireeFlags.begin(), ireeFlags.end());
+    std::vector<std::string> extra;
+    // IREE's own code for the CPU lstm-opt's kernels are compiled for.
+    if (ireeCPUKernels && compileOptions->targetCPUGiven())
+      extra.push_back("--iree-llvmcpu-target-cpu=" +
+                      compileOptions->targetCPUName().str());
+    extra.insert(extra.end(), ireeFlags.begin(), ireeFlags.end());
     if (failed(compileWithIREE(text, inputPath, outputPath,
                                findIREECompilerLibrary(ireeCompilerLib, argv[0]),
                                extra)))
@@ -811,6 +901,7 @@ int lstm_opt::lstmOptMain(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllPasses();
   registerAllPipelines();
+  cpu::registerIREEKernelsPass();
   static CompileOptions shared(lstmOptCategory, 1, "1, sequential code");
   compileOptions = &shared;
 

@@ -10,6 +10,7 @@
 #ifndef LSTM_OPT_PIPELINES_PIPELINES_H
 #define LSTM_OPT_PIPELINES_PIPELINES_H
 
+#include "lstm-opt/Conversion/RNNToCPU/RNNToCPU.h"
 #include "mlir/Pass/PassOptions.h"
 
 #include <string>
@@ -203,6 +204,9 @@ struct CPUPipelineOptions
 void buildCPULayerPipeline(mlir::OpPassManager &pm,
                            const CPUPipelineOptions &options);
 /// 2. the step kernels, the rest through linalg, bufferized, buffers freed;
+/// convert-rnn-to-cpu's options as the CPU pipeline sets them from
+/// `options` (the kernels' vector shape, threads, precision).
+ConvertRNNToCPUPassOptions cpuKernelOptions(const CPUPipelineOptions &options);
 void buildCPUBufferPipeline(mlir::OpPassManager &pm,
                             const CPUPipelineOptions &options);
 /// 3. loops, OpenMP, vectors, down to the LLVM dialect.

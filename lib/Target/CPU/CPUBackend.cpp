@@ -1296,7 +1296,8 @@ std::string lstm_opt::cpu::cpuCheckSource(const CPUOptions &options) {
 
 LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
                                             const CPUOptions &options,
-                                            bool blockEntry) {
+                                            bool blockEntry,
+                                            StringRef onlyExport) {
   auto tm = targetMachine(options, /*pic=*/true);
   if (!tm) {
     module.emitError() << "no target machine: "
@@ -1334,6 +1335,18 @@ LogicalResult lstm_opt::cpu::emitObjectFile(ModuleOp module, StringRef path,
       }
     for (llvm::GlobalAlias &g : llvmModule->aliases())
       hide(g);
+  }
+  if (!onlyExport.empty()) {
+    for (llvm::Function &fn : *llvmModule) {
+      if (fn.isDeclaration())
+        continue;
+      fn.addFnAttr("no-builtins");
+      if (fn.getName() != onlyExport)
+        fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+    }
+    for (llvm::GlobalVariable &g : llvmModule->globals())
+      if (!g.isDeclaration())
+        g.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
   if (llvm::Error e = makeOptimizingTransformer(3, 0, tm->get())(llvmModule.get())) {
     module.emitError() << "LLVM optimisation failed: " << llvm::toString(std::move(e));

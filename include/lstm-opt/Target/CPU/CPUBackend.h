@@ -238,10 +238,30 @@ llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 /// `lstm_opt_model_packed` is renamed `lstm_opt_block_packed` and every
 /// other symbol it defines made internal, so that it links beside the
 /// model's own object.
+/// With `onlyExport`, that symbol is the only one the object defines
+/// globally (everything else internal) and no function may call a library
+/// routine LLVM would otherwise form (`no-builtins`: memset, memcpy): the
+/// freestanding object of an IREE executable (lowerLayersToIREEKernels).
 mlir::LogicalResult emitObjectFile(mlir::ModuleOp llvmModule,
                                    llvm::StringRef path,
                                    const CPUOptions &options = {},
-                                   bool blockEntry = false);
+                                   bool blockEntry = false,
+                                   llvm::StringRef onlyExport = {});
+/// convert-rnn-to-iree-kernels (--target=iree): each recurrent layer of
+/// `module` with constant weights and static shapes becomes an IREE
+/// `flow.dispatch` of a `stream.executable` that calls the layer's CPU
+/// kernel (convert-rnn-to-cpu's, one thread, at `options`' precision and
+/// target CPU), compiled to the freestanding object
+/// `<objectDir>/<stem>.layer<N>.o` that IREE links into its embedded
+/// executable. Other layers stay, with a remark. Needs unregistered
+/// dialects allowed (the IREE ops are generic).
+mlir::LogicalResult lowerLayersToIREEKernels(mlir::ModuleOp module,
+                                             const CPUOptions &options,
+                                             llvm::StringRef objectDir,
+                                             llvm::StringRef stem);
+/// Registers convert-rnn-to-iree-kernels (lstm-opt's own pass registry).
+void registerIREEKernelsPass();
+
 /// Writes a shared library (object linked by the system compiler driver)
 /// and, next to it, the C header `<stem>.h` (see cHeader).
 /// With `blockModule` (lowered like the model, `block` its signature), the
