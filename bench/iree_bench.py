@@ -11,8 +11,10 @@ For each size (an unrolled PyTorch-style LSTM from make_unrolled_lstm.py):
     inside one flow.dispatch.region: the whole recurrence is one dispatch,
     IREE's code);
   * IREE on lstm-opt --target=iree (the default: each layer one dispatch
-    calling lstm-opt's CPU kernel, linked into IREE's executable);
-  * lstm-run on the same model, 1 thread (the CPU backend).
+    calling lstm-opt's CPU kernel, linked into IREE's executable), also
+    at --precision=bf16 and int8 (their error is against ONNX Runtime's f32);
+  * lstm-run on the same model, 1 thread (the CPU backend), at f32, bf16
+    and int8.
 Every IREE module is compiled the same way (llvm-cpu, --iree-llvmcpu-target-cpu=host)
 and timed through iree.runtime with the local-sync driver (one thread, no
 task system) and local-task (IREE's thread pool), outputs fetched to the host
@@ -121,7 +123,9 @@ def main():
                             ("lstm-opt linalg (unrolled)",
                              ["--target=linalg", f"--linalg-unroll-steps={T}"]),
                             ("lstm-opt iree (one dispatch)", ["--target=iree", "--iree-kernels=iree"]),
-                            ("lstm-opt iree (lstm-opt kernel)", ["--target=iree"])):
+                            ("lstm-opt iree (lstm-opt kernel)", ["--target=iree"]),
+                            ("lstm-opt iree (lstm-opt kernel bf16)", ["--target=iree", "--precision=bf16"]),
+                            ("lstm-opt iree (lstm-opt kernel int8)", ["--target=iree", "--precision=int8"])):
             mlir = os.path.join(d, form.split("(")[1][:-1].replace(".", "_").replace(" ", "_").replace("-", "_")
                                 + ".linalg.mlir")
             subprocess.run([a.lstm_opt, src, "-o", mlir] + extra,
@@ -147,11 +151,13 @@ def main():
             print(name, form, col, flush=True)
         npz = os.path.join(d, "in.npz")
         np.savez(npz, **feeds)
-        p = subprocess.run([a.lstm_run, src, "--inputs", npz, "--bench", str(a.runs), "--threads", "1",
-                            "-q"], capture_output=True, text=True)
-        m = re.search(r"median_ms:\s*([\d.]+)", p.stdout)
-        res["columns"]["lstm-run"] = {"local-sync": float(m.group(1)) if m else None}
-        print(name, "lstm-run", res["columns"]["lstm-run"], flush=True)
+        for precision in ("f32", "bf16", "int8"):
+            p = subprocess.run([a.lstm_run, src, "--inputs", npz, "--bench", str(a.runs), "--threads", "1",
+                                "--precision=" + precision, "-q"], capture_output=True, text=True)
+            m = re.search(r"median_ms:\s*([\d.]+)", p.stdout)
+            col = "lstm-run" + ("" if precision == "f32" else " " + precision)
+            res["columns"][col] = {"local-sync": float(m.group(1)) if m else None}
+            print(name, col, res["columns"][col], flush=True)
         rows.append(res)
     from importlib.metadata import version
     meta = {"cpu": cpu(), "cores": os.cpu_count(), "iree": version("iree-base-compiler"),
