@@ -48,6 +48,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -309,6 +310,16 @@ Attribute opaque(MLIRContext *ctx, StringRef dialect, StringRef text) {
                          NoneType::get(ctx));
 }
 
+/// Creates the (unregistered) op `state` describes with one region of one
+/// block, which it returns.
+Block *createWithBody(OpBuilder &b, OperationState &state) {
+  state.addRegion();
+  Operation *op = b.create(state);
+  Block *block = new Block();
+  op->getRegion(0).push_back(block);
+  return block;
+}
+
 /// IREE's embedded-ELF format name for the object's architecture.
 std::string ireeFormat(const cpu::CPUOptions &options) {
   llvm::Triple t(options.targetTriple.empty() ? llvm::sys::getProcessTriple()
@@ -333,16 +344,17 @@ void buildExecutable(OpBuilder &b, Location loc, StringRef name,
   OperationState ex(loc, "stream.executable");
   ex.addAttribute("sym_name", b.getStringAttr(name));
   ex.addAttribute("sym_visibility", b.getStringAttr("private"));
+  // The path as an MLIR string (quotes, backslashes and unprintable bytes
+  // escaped).
+  std::string path;
+  llvm::raw_string_ostream ps(path);
+  llvm::printEscapedString(layer.objectPath, ps);
   std::string objects =
       ("executable.objects<{#hal.executable.target<\"llvm-cpu\", \"" + format +
-       "\"> = [#hal.executable.object<{path = \"" + layer.objectPath +
-       "\"}>]}>")
+       "\"> = [#hal.executable.object<{path = \"" + path + "\"}>]}>")
           .str();
   ex.addAttribute("hal.executable.objects", opaque(ctx, "hal", objects));
-  ex.addRegion();
-  Operation *exOp = b.create(ex);
-  Block *block = new Block();
-  exOp->getRegion(0).push_back(block);
+  Block *block = createWithBody(b, ex);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(block);
 
@@ -354,11 +366,8 @@ void buildExecutable(OpBuilder &b, Location loc, StringRef name,
   exp.addAttribute("function_ref", FlatSymbolRefAttr::get(ctx, entry));
   exp.addAttribute("sym_name", b.getStringAttr(entry));
   exp.addAttribute("sym_visibility", b.getStringAttr("public"));
-  exp.addRegion();
-  Operation *expOp = b.create(exp);
   {
-    Block *cb = new Block();
-    expOp->getRegion(0).push_back(cb);
+    Block *cb = createWithBody(b, exp);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(cb);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -435,13 +444,26 @@ LogicalResult cpu::lowerLayersToIREEKernels(ModuleOp module,
     return module.emitError()
            << "convert-rnn-to-iree-kernels: object-dir is required (where the "
               "layers' object files are written)";
-  if (std::error_code ec = llvm::sys::fs::create_directories(objectDir))
-    return module.emitError() << "cannot create '" << objectDir
-                              << "': " << ec.message();
   SmallString<256> dir(objectDir);
   if (std::error_code ec = llvm::sys::fs::make_absolute(dir))
     return module.emitError() << "cannot make '" << objectDir
                               << "' absolute: " << ec.message();
+
+  // IREE hands the objects to its linker through a shell command line,
+  // unquoted: a path with a space, a quote or another shell character does
+  // not link there (and would be read by the shell).
+  std::string where = (dir + "/" + stem).str();
+  if (llvm::any_of(where, [](char c) {
+        return !llvm::isAlnum(c) && !StringRef("._+-/").contains(c);
+      }))
+    return module.emitError()
+           << "convert-rnn-to-iree-kernels: the object files' path '" << where
+           << "' holds a character other than letters, digits and ._+-/; "
+              "IREE passes it to its linker through a shell, unquoted: write "
+              "the output (or object-dir) elsewhere";
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return module.emitError() << "cannot create '" << dir
+                              << "': " << ec.message();
 
   unsigned index = 0;
   return rnn::forEachLayer(
