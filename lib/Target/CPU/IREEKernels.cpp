@@ -20,7 +20,8 @@
 //
 // The object is what IREE's embedded ELF executables link: freestanding
 // (no libc, no OpenMP: one thread, no memset/memcpy calls, weights as
-// constants), one global symbol taking the buffers' addresses (bare
+// constants), one global symbol (named after a hash of what it computes)
+// taking the buffers' addresses (bare
 // pointers), its scratch buffers carved from one workspace buffer that the
 // dispatch returns as an extra result (IREE allocates it with the others).
 // The IREE ops are built unregistered, in generic form.
@@ -497,11 +498,25 @@ LogicalResult cpu::lowerLayersToIREEKernels(ModuleOp module,
         if (failed(constants))
           return keep();
         unsigned n = index++;
-        std::string loc;
-        llvm::raw_string_ostream ls(loc);
-        op->getLoc().print(ls);
-        uint64_t hash = llvm::xxh3_64bits(stem.str() + "/" + loc + "/" +
-                                          std::to_string(n));
+        // The kernel's name hashes what it computes (the layer, its
+        // weights, the options): IREE links every executable of a program
+        // into one library and keeps one of two equal names, so equal
+        // names must mean equal kernels.
+        std::string content;
+        {
+          llvm::raw_string_ostream cs(content);
+          OpPrintingFlags flags;
+          flags.printGenericOpForm().enableDebugInfo(false);
+          for (Operation *c : *constants)
+            c->print(cs, flags);
+          if (proj)
+            proj->print(cs, flags);
+          op->print(cs, flags);
+          cs << options.precision << options.targetCPU << options.targetTriple;
+          for (const std::string &lp : options.layerPrecisions)
+            cs << lp;
+        }
+        uint64_t hash = llvm::xxh3_64bits(content);
         std::string symbol = llvm::formatv("lstm_opt_layer{0}_{1:x-}", n,
                                            hash & 0xffffffffffffull)
                                  .str();
