@@ -803,19 +803,31 @@ FailureOr<Results> FunctionLowering::lower(onnx::SliceOp op) {
     return Results{
         tensor::ExtractSliceOp::create(b, loc, data, offsets, sizes, strides)};
   }
-  // A negative step reads start + step * i: a decreasing affine index.
-  SmallVector<AffineExpr> exprs;
-  for (auto [i, d] : llvm::enumerate(dims))
-    exprs.push_back(b.getAffineDimExpr(i) * d.step + d.start);
-  SmallVector<AffineMap> maps = {AffineMap::get(shape.size(), 0, exprs, ctx),
-                                 b.getMultiDimIdentityMap(shape.size())};
+  // A negative step reads start + step * i, a decreasing index: gathered
+  // with tensor.extract at the output's linalg.index (an indexing map with
+  // a decreasing expression is valid linalg, but IREE 3.13 cannot tile it:
+  // "inferred input/output operand #0 has shape's dimension #0 to be
+  // greater than or equal to T").
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(shape.size())};
   SmallVector<utils::IteratorType> iterators(shape.size(),
                                              utils::IteratorType::parallel);
   Value init = empty(loc, shape, elemType);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{data}, ValueRange{init},
-      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        linalg::YieldOp::create(nb, nloc, args[0]);
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange) {
+        SmallVector<Value> coords;
+        for (auto [i, d] : llvm::enumerate(dims)) {
+          Value at = linalg::IndexOp::create(nb, nloc, i);
+          if (d.step != 1)
+            at = arith::MulIOp::create(
+                nb, nloc, at, arith::ConstantIndexOp::create(nb, nloc, d.step));
+          if (d.start != 0)
+            at = arith::AddIOp::create(
+                nb, nloc, at, arith::ConstantIndexOp::create(nb, nloc, d.start));
+          coords.push_back(at);
+        }
+        linalg::YieldOp::create(
+            nb, nloc, tensor::ExtractOp::create(nb, nloc, data, coords).getResult());
       });
   return Results{generic.getResult(0)};
 }
@@ -2878,10 +2890,11 @@ FailureOr<Results> FunctionLowering::lowerReverseSequence(onnx::NodeOp op) {
 /// an unused kernel-shaped operand (as upstream's pooling ops do).
 /// GlobalMaxPool and GlobalAveragePool are the same with one window over
 /// all spatial dimensions.
-/// AveragePool: padded with zeros, the generic sums the window and counts
-/// the positions it divides by (from linalg.index: inside the input, or with
-/// count_include_pad inside the input and its explicit pads, as ONNX Runtime
-/// counts them; never the tail ceil_mode adds), then one division.
+/// AveragePool: padded with zeros, the generic sums the window, then a
+/// second divides by the window's count of positions, known at compile
+/// time (inside the input, or with count_include_pad inside the input and
+/// its explicit pads, as ONNX Runtime counts them; never the tail ceil_mode
+/// adds).
 FailureOr<Results> FunctionLowering::lowerPool(onnx::NodeOp op, bool average) {
   Location loc = op.getLoc();
   Value x = op.getInputs()[0];
@@ -2959,50 +2972,60 @@ FailureOr<Results> FunctionLowering::lowerPool(onnx::NodeOp op, bool average) {
   SmallVector<utils::IteratorType> iterators(2 + sp, utils::IteratorType::parallel);
   iterators.append(sp, utils::IteratorType::reduction);
   if (average) {
-    // Sum and count in one generic, then sum / count.
-    Value count = filled(loc, outShape, elemType, lowest);
-    maps.push_back(AffineMap::get(loops, 0, oExprs, ctx));
+    // The window sums, then each divided by its count. The count is known
+    // at compile time, per spatial dimension: how many of the window's
+    // positions along it fall inside the input (and, with
+    // count_include_pad, its explicit pads); a window's count is their
+    // product (one small constant per dimension, read at the output
+    // position). One result per generic: IREE's vectorizer does not take
+    // a reduction with two.
     auto pool = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType(), count.getType()},
-        ValueRange{xp, window}, ValueRange{init, count}, maps, iterators,
-        [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          ImplicitLocOpBuilder ib(nloc, nb);
-          Value inside = arith::ConstantIntOp::create(ib, 1, 1);
-          for (int64_t i = 0; i < sp; ++i) {
-            // The padded position read: o * stride + k * dilation.
-            Value o = linalg::IndexOp::create(ib, 2 + i);
-            Value k = linalg::IndexOp::create(ib, 2 + sp + i);
-            Value pos = arith::AddIOp::create(
-                ib, arith::MulIOp::create(ib, o, arith::ConstantIndexOp::create(ib, strides[i])),
-                arith::MulIOp::create(ib, k, arith::ConstantIndexOp::create(ib, dil[i])));
-            int64_t lo = includePad ? 0 : pads[i];
-            int64_t hi = includePad ? xs[2 + i] + pads[i] + pads[i + sp]
-                                    : pads[i] + xs[2 + i];
-            Value ge = arith::CmpIOp::create(ib, arith::CmpIPredicate::sge, pos,
-                                             arith::ConstantIndexOp::create(ib, lo));
-            Value lt = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, pos,
-                                             arith::ConstantIndexOp::create(ib, hi));
-            inside = arith::AndIOp::create(ib, inside, arith::AndIOp::create(ib, ge, lt));
-          }
-          Value one = createScalar(ib, nloc, elemType, 1);
-          Value zero = createScalar(ib, nloc, elemType, 0);
-          Value n = arith::AddFOp::create(
-              ib, args[3], arith::SelectOp::create(ib, inside, one, zero));
-          Value s = arith::AddFOp::create(ib, args[2], args[0]);
-          linalg::YieldOp::create(ib, ValueRange{s, n});
-        });
-    Value out = empty(loc, outShape, elemType);
-    AffineMap id = AffineMap::getMultiDimIdentityMap(outShape.size(), ctx);
-    auto div = linalg::GenericOp::create(
-        b, loc, TypeRange{out.getType()},
-        ValueRange{pool.getResult(0), pool.getResult(1)}, ValueRange{out},
-        ArrayRef<AffineMap>{id, id, id},
-        SmallVector<utils::IteratorType>(outShape.size(),
-                                         utils::IteratorType::parallel),
+        b, loc, TypeRange{init.getType()}, ValueRange{xp, window},
+        ValueRange{init}, maps, iterators,
         [&](OpBuilder &nb, Location nloc, ValueRange args) {
           linalg::YieldOp::create(
               nb, nloc,
-              arith::DivFOp::create(nb, nloc, args[0], args[1]).getResult());
+              arith::AddFOp::create(nb, nloc, args[2], args[0]).getResult());
+        });
+    AffineMap id = AffineMap::getMultiDimIdentityMap(outShape.size(), ctx);
+    SmallVector<Value> inputs = {pool.getResult(0)};
+    SmallVector<AffineMap> divMaps = {id};
+    const auto &semantics = cast<FloatType>(elemType).getFloatSemantics();
+    for (int64_t i = 0; i < sp; ++i) {
+      int64_t lo = includePad ? 0 : pads[i];
+      int64_t hi = includePad ? xs[2 + i] + pads[i] + pads[i + sp]
+                              : pads[i] + xs[2 + i];
+      SmallVector<APFloat> counts;
+      for (int64_t o = 0; o < outShape[2 + i]; ++o) {
+        int64_t n = 0;
+        for (int64_t k = 0; k < kernel[i]; ++k) {
+          int64_t pos = o * strides[i] + k * dil[i];
+          n += pos >= lo && pos < hi;
+        }
+        APFloat c(static_cast<double>(n));
+        bool lost;
+        c.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+        counts.push_back(c);
+      }
+      auto countType = RankedTensorType::get({outShape[2 + i]}, elemType);
+      inputs.push_back(arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(countType, counts)));
+      divMaps.push_back(AffineMap::get(outShape.size(), 0,
+                                       b.getAffineDimExpr(2 + i), ctx));
+    }
+    divMaps.push_back(id);
+    Value out = empty(loc, outShape, elemType);
+    auto div = linalg::GenericOp::create(
+        b, loc, TypeRange{out.getType()}, inputs, ValueRange{out}, divMaps,
+        SmallVector<utils::IteratorType>(outShape.size(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value count = args[1];
+          for (int64_t i = 1; i < sp; ++i)
+            count = arith::MulFOp::create(nb, nloc, count, args[1 + i]);
+          linalg::YieldOp::create(
+              nb, nloc,
+              arith::DivFOp::create(nb, nloc, args[0], count).getResult());
         });
     return Results{div.getResult(0)};
   }

@@ -142,17 +142,23 @@ func.func @transpose(%x: tensor<2x3x4xf32>) -> (tensor<4x3x2xf32>, tensor<3x2x4x
 // -----
 
 // Negative and out-of-range bounds are clamped; a negative step reads
-// x[i, 5 - 2 * j] in a linalg.generic; the opset-1 attribute form.
+// x[i, 5 - 2 * j] with tensor.extract in a linalg.generic over the output
+// (no decreasing indexing map: IREE cannot tile one); the opset-1
+// attribute form.
 
-// CHECK-DAG: #[[REV:.*]] = affine_map<(d0, d1) -> (d0, d1 * -2 + 5)>
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @slice
 // CHECK-SAME: (%[[X:.*]]: tensor<5x6xf32>)
 // CHECK: %[[A:.*]] = tensor.extract_slice %[[X]][1, 0] [3, 2] [1, 3] : tensor<5x6xf32> to tensor<3x2xf32>
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<5x3xf32>
-// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[REV]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]] : tensor<5x6xf32>) outs(%[[E]] : tensor<5x3xf32>)
-// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[B:.*]] = linalg.generic {indexing_maps = [#[[ID]]], iterator_types = ["parallel", "parallel"]} outs(%[[E]] : tensor<5x3xf32>)
+// CHECK-NEXT: ^bb0(%{{.*}}: f32):
+// CHECK-NEXT: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: %[[J:.*]] = linalg.index 1 : index
+// CHECK:      %[[J2:.*]] = arith.muli %[[J]], %c-2 : index
+// CHECK:      %[[JS:.*]] = arith.addi %[[J2]], %c5 : index
+// CHECK-NEXT: %[[V:.*]] = tensor.extract %[[X]][%[[I]], %[[JS]]] : tensor<5x6xf32>
+// CHECK-NEXT: linalg.yield %[[V]] : f32
 // CHECK: %[[C:.*]] = tensor.extract_slice %[[X]][3, 0] [2, 6] [1, 1] : tensor<5x6xf32> to tensor<2x6xf32>
 // CHECK: return %[[A]], %[[B]], %[[C]]
 
