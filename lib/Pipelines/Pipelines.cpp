@@ -265,6 +265,7 @@ void lstm_opt::buildLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertONNXToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createLinalgSignlessIntegersPass());
   pm.addPass(createONNXStripAttributesPass());
 }
 

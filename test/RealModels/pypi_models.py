@@ -82,12 +82,45 @@ def rel(a, b):
     return float(np.max(np.abs(a.astype(np.float64) - b)) / max(np.max(np.abs(b)), 1e-3))
 
 
+def check_iree(a, path, tag, flags, feeds, ref, outs, want, work):
+    """lstm-opt --target=iree -o m.vmfb at lstm-run's shapes and bindings,
+    run by iree.runtime (local-sync): the same tolerance as lstm-run."""
+    import iree.runtime as rt
+    vmfb = os.path.join(work, "m.vmfb")
+    p = subprocess.run([a.lstm_opt, path, "--target=iree", "-o", vmfb] + flags,
+                       capture_output=True, text=True)
+    if p.returncode:
+        report(False, f"{tag}: lstm-opt --target=iree: {p.stderr.strip()[-300:]}")
+        return
+    kept = sum("kept for IREE's own code generation" in line for line in p.stderr.splitlines())
+    ctx = rt.SystemContext(config=rt.Config("local-sync"))
+    with open(vmfb, "rb") as f:
+        ctx.add_vm_module(rt.VmModule.copy_buffer(ctx.instance, f.read()))
+    fn = [f for f in ctx.modules.module.vm_module.function_names if not f.startswith("__")][0]
+    # (A bound input stays an argument, as for lstm-run, its value fixed.)
+    r = ctx.modules.module[fn](*feeds.values())
+    got = [np.asarray(x.to_host()) for x in (r if isinstance(r, (list, tuple)) else [r])]
+    os.remove(vmfb)
+    err = max(rel(g, e) for g, e in zip(got, ref) if e.dtype.kind == "f")
+    # IREE's integers are signless: compare the values.
+    exact = all((g.astype(e.dtype) == e).all() for g, e in zip(got, ref) if e.dtype.kind != "f")
+    tol = want[1] if isinstance(want, tuple) else want
+    same = not isinstance(want, tuple) or all(
+        (g.argmax(-1) == e.argmax(-1)).all() for g, e in zip(got, ref))
+    report(len(got) == len(ref) and err <= tol and exact and same,
+           f"{tag}: IREE (lstm-opt's kernels) rel {err:.1e}, {kept} layers left to IREE's code"
+           + ("" if exact else ", integer outputs DIFFER") + ("" if same else ", arg-max DIFFER"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-opt", required=True)
     ap.add_argument("--lstm-run", required=True)
     ap.add_argument("--models", required=True)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--iree", action="store_true",
+                    help="also lstm-opt --target=iree -o m.vmfb (lstm-opt's kernels in IREE "
+                         "dispatches) run by iree.runtime, against ONNX Runtime as lstm-run")
     a = ap.parse_args()
     work = a.workdir or tempfile.mkdtemp()
     os.makedirs(work, exist_ok=True)
@@ -120,6 +153,8 @@ def main():
         if "input_lengths" in feeds:
             cmd += ["--bind", "input_lengths=" + ",".join(map(str, feeds["input_lengths"]))]
         p = subprocess.run(cmd, capture_output=True, text=True)
+        if a.iree and not isinstance(want, str):
+            check_iree(a, path, tag, cmd[6:], feeds, ref, outs, want, work)
         if isinstance(want, str):
             report(p.returncode != 0 and want in p.stderr and not os.path.exists(out),
                    f"{tag}: lstm-run refuses it: {p.stderr.strip().splitlines()[-1][:160] if p.stderr.strip() else '(no error)'}")

@@ -69,6 +69,22 @@ def ONNXStripAttributesPass : Pass<"onnx-strip-attributes", "mlir::ModuleOp"> {
   }];
 }
 
+def LinalgSignlessIntegersPass : Pass<"linalg-signless-integers", "mlir::ModuleOp"> {
+  let summary = "Make the unsigned and signed integer types convert-onnx-to-linalg leaves signless";
+  let description = [{
+    `convert-onnx-to-linalg` keeps ONNX's `uint8`/`int8` element types on
+    tensors (`tensor<...xui8>`: quantized weights, zero points, a model's
+    `uint8` inputs) and states their signedness in the ops that read them
+    (`arith.extui` or `arith.extsi` after an `unrealized_conversion_cast` to
+    the signless type). Upstream `arith` and stacks such as IREE take only
+    signless integers: this pass gives every value, block argument,
+    function signature and constant the signless type of the same width
+    (constants keep their bits) and drops the casts that become identities.
+    The numbers do not change. A pass of `lstm-opt-linalg`, before
+    `onnx-strip-attributes`.
+  }];
+}
+
 def ConvertONNXToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower the remaining onnx ops to linalg on tensors, tensor, arith and math";
   let description = [{

@@ -26,11 +26,14 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace lstm_opt {
 #define GEN_PASS_DEF_CONVERTRNNTOLINALGPASS
 #define GEN_PASS_DEF_ONNXSTRIPATTRIBUTESPASS
+#define GEN_PASS_DEF_LINALGSIGNLESSINTEGERSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 } // namespace lstm_opt
 
@@ -703,6 +706,70 @@ struct ConvertRNNToLinalgPass
             "rnn.stack is not lowered; run the pipeline without "
             "rnn-stack-layers")))
       signalPassFailure();
+  }
+};
+
+/// `t` with every signed or unsigned integer (itself, or the element type
+/// of a shaped type) made signless of the same width.
+Type signless(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t))
+    return it.isSignless() ? t : IntegerType::get(t.getContext(), it.getWidth());
+  if (auto st = dyn_cast<ShapedType>(t)) {
+    Type e = signless(st.getElementType());
+    return e == st.getElementType() ? t : st.clone(e);
+  }
+  if (auto ft = dyn_cast<FunctionType>(t)) {
+    auto all = [](TypeRange ts) {
+      return llvm::map_to_vector(ts, [](Type x) { return signless(x); });
+    };
+    return FunctionType::get(t.getContext(), all(ft.getInputs()),
+                             all(ft.getResults()));
+  }
+  return t;
+}
+
+struct LinalgSignlessIntegersPass
+    : public lstm_opt::impl::LinalgSignlessIntegersPassBase<
+          LinalgSignlessIntegersPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    auto retype = [](Value v) {
+      Type t = signless(v.getType());
+      if (t != v.getType())
+        v.setType(t);
+    };
+    SmallVector<UnrealizedConversionCastOp> casts;
+    getOperation()->walk([&](Operation *op) {
+      for (Region &r : op->getRegions())
+        for (Block &b : r)
+          for (BlockArgument a : b.getArguments())
+            retype(a);
+      for (Value v : op->getResults())
+        retype(v);
+      if (auto f = dyn_cast<FunctionOpInterface>(op))
+        f.setType(signless(f.getFunctionType()));
+      // Constants keep their bits under the signless type.
+      if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+        if (auto d = dyn_cast<DenseElementsAttr>(c.getValue());
+            d && d.getType() != c.getType())
+          c.setValueAttr(d.bitcast(cast<ShapedType>(c.getType()).getElementType()));
+        else if (auto r = dyn_cast<DenseResourceElementsAttr>(c.getValue());
+                 r && r.getType() != c.getType())
+          c.setValueAttr(DenseResourceElementsAttr::get(
+              cast<ShapedType>(c.getType()), r.getRawHandle()));
+        else if (auto i = dyn_cast<IntegerAttr>(c.getValue());
+                 i && i.getType() != c.getType())
+          c.setValueAttr(IntegerAttr::get(c.getType(), i.getValue()));
+      }
+      if (auto cast = dyn_cast<UnrealizedConversionCastOp>(op))
+        casts.push_back(cast);
+    });
+    for (UnrealizedConversionCastOp c : casts)
+      if (c->getNumOperands() == 1 && c->getNumResults() == 1 &&
+          c.getOperand(0).getType() == c.getResult(0).getType()) {
+        c.getResult(0).replaceAllUsesWith(c.getOperand(0));
+        c->erase();
+      }
   }
 };
 

@@ -23,6 +23,7 @@ namespace lstm_opt {
 
 #define GEN_PASS_DECL_CONVERTRNNTOLINALGPASS
 #define GEN_PASS_DECL_ONNXSTRIPATTRIBUTESPASS
+#define GEN_PASS_DECL_LINALGSIGNLESSINTEGERSPASS
 #include "lstm-opt/Conversion/Passes.h.inc"
 
 } // namespace lstm_opt
