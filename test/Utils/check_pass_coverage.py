@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Flag = test file = doc page: every pass the project declares (the
-`Pass<"flag", ...>` records of its Passes.td files) and every pipeline it
+`Pass<"flag", ...>` records of its Passes.td files, and the `getArgument()`
+of passes written in C++ alone) and every pipeline it
 registers (`PassPipelineRegistration`) needs a test file named after the
 flag under test/ and a page docs/passes/<flag>.md (pipelines: also named in
 docs/UserGuide.md). Prints what is missing and
@@ -23,6 +24,8 @@ for dirpath, _, files in os.walk(os.path.join(root, "lib")):
         if f.endswith(".cpp"):
             text = open(os.path.join(dirpath, f)).read()
             pipelines += re.findall(r'PassPipelineRegistration<[^>]*>\(\s*"([a-z0-9-]+)"', text)
+            # Passes written without a .td record (PassWrapper).
+            flags += re.findall(r'getArgument\(\) const override\s*\{\s*return "([a-z0-9-]+)"', text)
 tests = set()
 for dirpath, _, files in os.walk(os.path.join(root, "test")):
     tests.update(files)
