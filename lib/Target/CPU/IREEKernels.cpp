@@ -54,7 +54,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/xxhash.h"
+#include "llvm/Support/MD5.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -120,6 +120,28 @@ std::optional<unsigned> graphArgument(Value v) {
   }
   return cast<BlockArgument>(v).getArgNumber();
 }
+
+/// A stream that hashes what is written to it (MD5, the low 64 bits), so
+/// that printing a layer's weights to hash them holds no copy of them.
+class HashStream : public llvm::raw_ostream {
+public:
+  HashStream() { SetUnbuffered(); }
+  uint64_t digest() {
+    flush();
+    llvm::MD5::MD5Result r;
+    md5.final(r);
+    return r.low();
+  }
+
+private:
+  void write_impl(const char *p, size_t n) override {
+    md5.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(p), n));
+    pos += n;
+  }
+  uint64_t current_pos() const override { return pos; }
+  llvm::MD5 md5;
+  uint64_t pos = 0;
+};
 
 /// Bytes of one element of a memref the kernels allocate (f32, i32, i8).
 int64_t elementBytes(MemRefType t) {
@@ -502,9 +524,8 @@ LogicalResult cpu::lowerLayersToIREEKernels(ModuleOp module,
         // weights, the options): IREE links every executable of a program
         // into one library and keeps one of two equal names, so equal
         // names must mean equal kernels.
-        std::string content;
+        HashStream cs;
         {
-          llvm::raw_string_ostream cs(content);
           OpPrintingFlags flags;
           flags.printGenericOpForm().enableDebugInfo(false);
           for (Operation *c : *constants)
@@ -516,7 +537,7 @@ LogicalResult cpu::lowerLayersToIREEKernels(ModuleOp module,
           for (const std::string &lp : options.layerPrecisions)
             cs << lp;
         }
-        uint64_t hash = llvm::xxh3_64bits(content);
+        uint64_t hash = cs.digest();
         std::string symbol = llvm::formatv("lstm_opt_layer{0}_{1:x-}", n,
                                            hash & 0xffffffffffffull)
                                  .str();
