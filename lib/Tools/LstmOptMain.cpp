@@ -687,11 +687,11 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
           ireeObjectDir = ".";
         ireeStem = outputPath == "-" ? "lstm_opt" : llvm::sys::path::stem(outputPath).str();
       }
-      auto start = std::chrono::steady_clock::now();
+      auto kernelsStart = std::chrono::steady_clock::now();
       if (failed(cpu::lowerLayersToIREEKernels(*module, cpuOptions,
                                                ireeObjectDir, ireeStem)))
         return 1;
-      report.phases.push_back({"layer kernels", msSince(start)});
+      report.phases.push_back({"layer kernels", msSince(kernelsStart)});
     }
     linalgOptions.unrollSteps = linalgUnrollSteps;
     linalgOptions.ireeDispatch = target == "iree";

@@ -207,7 +207,6 @@ FailureOr<CompiledLayer> compileLayer(Operation *layer, Operation *proj,
   opts.threads = 1; // an IREE executable has no OpenMP runtime
   CPUPipelineOptions p;
   cpu::setPipelineOptions(opts, p);
-  p.threads = 1;
   {
     PassManager pm(ctx);
     pm.addPass(createConvertRNNToCPUPass(cpuKernelOptions(p)));
