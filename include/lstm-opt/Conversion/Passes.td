@@ -131,6 +131,14 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "Rows per register tile of the GEMMs (1..8); 0 = as many as the "
            "vector registers hold (32 registers: LSTM 6, GRU 8; 16: LSTM 2, "
            "GRU 3)">,
+    Option<"blockTile", "block-tile", "int64_t", /*default=*/"0",
+           "Hidden blocks per register tile of a step's recurrent GEMM, "
+           "all of the batch's rows in the tile: 0 = automatic (several "
+           "where one block's rows x gates accumulators are fewer than 12 "
+           "and a thread's recurrent weights fit in 32 KiB, a level-1 "
+           "cache; else 1); 1 = one block (k split into partial sums where "
+           "the chains are few); N = N blocks, where N divides the blocks "
+           "and the tile fits in the registers (else the automatic choice)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
            "f32 lanes of one vector register of the target: 16 (AVX-512), "
            "8 (AVX2), 4 (SSE, NEON); the CPU backend sets it from the target">,

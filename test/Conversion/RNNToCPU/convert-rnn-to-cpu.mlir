@@ -1,7 +1,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu --canonicalize --split-input-file | FileCheck %s
-// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
+// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TEAM
-// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
+// RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
@@ -102,8 +102,8 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // BACK:       %{{.*}}:16 = scf.for %[[I:.*]] = %c0 to %c32 step %c2 iter_args(
 // BACK:         %[[OFF:.*]] = arith.muli %[[DIR]], %[[I]] : index
 // BACK:         %[[K:.*]] = arith.addi %[[BASE]], %[[OFF]] : index
-// BACK:         vector.load %{{.*}}[%c0, %{{.*}}, %[[K]], %c0, %c0]
-// BACK:         memref.load %{{.*}}[%[[PARITY]], %c0, %[[K]]]
+// BACK-DAG:     vector.load %{{.*}}[%c0, %{{.*}}, %[[K]], %c0, %c0]
+// BACK-DAG:     memref.load %{{.*}}[%[[PARITY]], %c0, %[[K]]]
 
 // threads=2: one OpenMP team runs the input GEMM and every step; thread k of
 // n takes blocks k*nb/n .. (k+1)*nb/n - 1, and the team meets at a barrier
@@ -122,8 +122,28 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // TEAM-NEXT: }
 // TEAM-NEXT: omp.terminator
 // TEAM-NEXT: } {lstm_opt.max_threads = 2 : i64}
+// By default (block-tile=0), with B = 2 rows x 4 gates = 8 chains per block
+// and 16 KiB of recurrent weights (under 32 KiB), a step's GEMM is one tile
+// over both hidden blocks: 16 accumulators, k not split, each row's
+// broadcast of h feeds both blocks' weights; then both blocks' gates.
 // CHECK-LABEL: func.func @lstm(
 // CHECK-NOT: scf.parallel
+// CHECK-LABEL: func.func private @__lstm_opt_lstm_layer(
+// CHECK:   scf.for %[[S:.*]] = %c0 to %c3 step %c1 {
+// CHECK-NOT: arith.trunci
+// CHECK:     %{{.*}}:16 = scf.for %[[K:.*]] = %c0 to %c32 step %c1 iter_args(
+// CHECK-COUNT-4: vector.load %{{.*}}[%c0, %c0, %[[K]], %{{.*}}, %c0]
+// CHECK:       %[[H0:.*]] = memref.load %{{.*}}[%{{.*}}, %c0, %[[K]]]
+// CHECK:       %[[A0:.*]] = vector.broadcast %[[H0]]
+// CHECK-COUNT-4: vector.fma %{{.*}}, %[[A0]]
+// CHECK:       %[[H1:.*]] = memref.load %{{.*}}[%{{.*}}, %c1, %[[K]]]
+// CHECK:       %[[A1:.*]] = vector.broadcast %[[H1]]
+// CHECK-COUNT-4: vector.fma %{{.*}}, %[[A1]]
+// CHECK-COUNT-4: vector.load %{{.*}}[%c0, %c1, %[[K]], %{{.*}}, %c0]
+// CHECK-COUNT-4: vector.fma %{{.*}}, %[[A0]]
+// CHECK-COUNT-4: vector.fma %{{.*}}, %[[A1]]
+// CHECK-NEXT:  scf.yield
+// CHECK-COUNT-2: math.tanh
 func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x128x4xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x128x32xf32>
