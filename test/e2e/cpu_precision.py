@@ -132,6 +132,9 @@ CASES = {
     "rnn_fwd_h40": dict(kind="RNN", T=8, B=2, I=11, H=40),
     "lstm_bidir_clip_h20": dict(kind="LSTM", T=5, B=2, I=6, H=20,
                                 direction="bidirectional", clip=1.5),
+    # Batch 1, 18 KiB of bf16 (9 KiB of int8) recurrent weights: a step's
+    # GEMM is one register tile over the three hidden blocks.
+    "lstm_b1_h48_block_tile": dict(kind="LSTM", T=5, B=1, I=8, H=48),
     # Large enough for an OpenMP team with 2 threads, and for odd steps to
     # read the weights backwards where a thread's share (1 MiB) passes a
     # 512 KiB..1 MiB L2; odd I.

@@ -116,6 +116,13 @@ LAYERS = {
     "rnn_relu": dict(kind="RNN", acts=["Relu"]),
     "rnn_bidir_lens": dict(kind="RNN", direction="bidirectional", B=5, lens=True),
     "rnn_softsign_h33": dict(kind="RNN", acts=["Softsign"], H=33),
+    # Small batch, recurrent weights within 32 KiB: a step's GEMM tiles
+    # several hidden blocks (convert-rnn-to-cpu, block-tile).
+    "lstm_h32_b1_peephole_clip": dict(kind="LSTM", H=32, B=1, T=6, peephole=True, clip=0.8),
+    "lstm_h32_b2_bidir_lens": dict(kind="LSTM", H=32, B=2, T=5, direction="bidirectional",
+                                   lens=True),
+    "gru_lbr_h48_b1_reverse": dict(kind="GRU", lbr=1, H=48, B=1, T=5, direction="reverse"),
+    "rnn_h64_b1": dict(kind="RNN", H=64, B=1, T=6),
     # Recurrent weights (12-16 MiB) larger than any core's L2: odd steps
     # read them backwards (convert-rnn-to-cpu, cache-bytes).
     "lstm_h1024_big": dict(kind="LSTM", H=1024, B=3, T=4, I=8, wscale=0.5 / 32),
