@@ -583,6 +583,28 @@ SmallVector<Value> LayerEmitter::gemmTile(
     return arith::ConstantOp::create(
         ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr((int32_t)v)));
   };
+  // The dot-product instructions' sums (vdpbf16ps, bfdot, vpdpbusd, sdot),
+  // block by block and gate by gate of the tile, so that one weight vector
+  // is live at a time: the gate's weight words at k (pair, quad) `kk`, as
+  // `wType`, go into `product(sum, w, row)` for each row's sum.
+  auto dotProducts = [&](ImplicitLocOpBuilder &ib, Value kk, VectorType wType,
+                         ValueRange sums,
+                         function_ref<Value(Value, Value, int64_t)> product) {
+    SmallVector<Value> out(chains);
+    for (int64_t bt = 0; bt < nt; ++bt)
+      for (int64_t gi = 0; gi < g; ++gi) {
+        Value w = vector::BitCastOp::create(
+            ib, wType,
+            vector::LoadOp::create(
+                ib, i32v, wp,
+                ValueRange{dIdx, jbs[bt], kk, idx(ib, gi), idx(ib, 0)}));
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t c = bt * rg + r * g + gi;
+          out[c] = product(sums[c], w, r);
+        }
+      }
+    return out;
+  };
   // acc[set][r * g + gi] += W[k][gi] * A(r, k) for k = k0 + set (f32), or
   // for both k of pair k0 + set (bf16; `loOnly`: the low half alone).
   auto body = [&](ImplicitLocOpBuilder &ib, Value k0, ValueRange acc,
@@ -605,23 +627,14 @@ SmallVector<Value> LayerEmitter::gemmTile(
         StringRef intrinsic = arm ? "llvm.aarch64.neon.sdot.v4i32.v16i8"
                               : s.vec == 16 ? "llvm.x86.avx512.vpdpbusd.512"
                                             : "llvm.x86.avx512.vpdpbusd.256";
-        SmallVector<Value> out(chains);
-        for (int64_t bt = 0; bt < nt; ++bt)
-          for (int64_t gi = 0; gi < g; ++gi) {
-            Value w = vector::BitCastOp::create(
-                ib, bytesV,
-                vector::LoadOp::create(ib, i32v, wp,
-                                       ValueRange{dIdx, jbs[bt], kk,
-                                                  idx(ib, gi), idx(ib, 0)}));
-            for (int64_t r = 0; r < rows; ++r) {
-              int64_t c = bt * rg + r * g + gi;
-              out[c] = LLVM::CallIntrinsicOp::create(
-                           ib, i32v, ib.getStringAttr(intrinsic),
-                           ValueRange{acc[set * chains + c], av[r], w})
-                           .getResult(0);
-            }
-          }
-        next.append(out.begin(), out.end());
+        next.append(dotProducts(
+            ib, kk, bytesV, acc.drop_front(set * chains),
+            [&](Value sum, Value w, int64_t r) -> Value {
+              return LLVM::CallIntrinsicOp::create(
+                         ib, i32v, ib.getStringAttr(intrinsic),
+                         ValueRange{sum, av[r], w})
+                  .getResult(0);
+            }));
         continue;
       }
       if (!bf16) {
@@ -681,29 +694,18 @@ SmallVector<Value> LayerEmitter::gemmTile(
           av[r] = vector::BitCastOp::create(
               ib, bfv, vector::BroadcastOp::create(ib, i32v, word));
         }
-        // Gate by gate, so that one weight vector is live at a time.
-        SmallVector<Value> out(chains);
-        for (int64_t bt = 0; bt < nt; ++bt)
-          for (int64_t gi = 0; gi < g; ++gi) {
-            Value w = vector::BitCastOp::create(
-                ib, bfv,
-                vector::LoadOp::create(ib, i32v, wp,
-                                       ValueRange{dIdx, jbs[bt], kk,
-                                                  idx(ib, gi), idx(ib, 0)}));
-            for (int64_t r = 0; r < rows; ++r) {
-              int64_t c = bt * rg + r * g + gi;
-              out[c] = arm ? LLVM::CallIntrinsicOp::create(
-                                 ib, vecType(),
-                                 ib.getStringAttr(
-                                     "llvm.aarch64.neon.bfdot.v4f32.v8bf16"),
-                                 ValueRange{acc[set * chains + c], w, av[r]})
-                                 .getResult(0)
-                           : x86vector::DotBF16Op::create(
-                                 ib, vecType(), acc[set * chains + c], w, av[r])
-                                 .getResult();
-            }
-          }
-        next.append(out.begin(), out.end());
+        next.append(dotProducts(
+            ib, kk, bfv, acc.drop_front(set * chains),
+            [&](Value sum, Value w, int64_t r) -> Value {
+              if (arm)
+                return LLVM::CallIntrinsicOp::create(
+                           ib, vecType(),
+                           ib.getStringAttr("llvm.aarch64.neon.bfdot.v4f32.v8bf16"),
+                           ValueRange{sum, w, av[r]})
+                    .getResult(0);
+              return x86vector::DotBF16Op::create(ib, vecType(), sum, w, av[r])
+                  .getResult();
+            }));
         continue;
       }
       // Gate by gate: the two f32 weight vectors of a gate are made just
