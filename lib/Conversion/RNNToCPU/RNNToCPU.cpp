@@ -258,10 +258,6 @@ private:
   };
   llvm::DenseMap<Value, QuantScales> quantScales;
 
-  /// Rows per register tile for a GEMM over `g` gates: the option, or as
-  /// many as keep rows * g accumulators, g weight vectors and a broadcast
-  /// within the target's vector registers (32: LSTM 6, GRU 8; 16: LSTM 2,
-  /// GRU 3), so that the tile never spills.
   /// Vector registers a GEMM tile of `rows` rows over `g` gates holds
   /// besides its accumulators (weight vectors, broadcasts).
   int64_t liveInTile(int64_t rows, int64_t g) const {
@@ -298,6 +294,10 @@ private:
         best = bt;
     return best;
   }
+  /// Rows per register tile for a GEMM over `g` gates: the option, or as
+  /// many as keep rows * g accumulators, g weight vectors and a broadcast
+  /// within the target's vector registers (32: LSTM 6, GRU 8; 16: LSTM 2,
+  /// GRU 3), so that the tile never spills.
   int64_t tileFor(int64_t g) const {
     if (batchTile > 0)
       return std::min<int64_t>(batchTile, 8);
@@ -777,21 +777,23 @@ SmallVector<Value> LayerEmitter::gemmTile(
   // Dequantized: (sum - 128 * sum of the row's weights with VNNI's u8
   // operands) * the weight row's scale * the operand row's scale.
   const QuantScales &qs = quantScales.lookup(wp);
-  for (int64_t bt = 0; bt < nt; ++bt)
-  for (int64_t gi = 0; gi < g; ++gi) {
-    SmallVector<Value> at{dIdx, jbs[bt], idx(b, gi), idx(b, 0)};
-    Value ws = vector::LoadOp::create(b, vecType(), qs.scale, at);
-    Value comp = qs.comp ? vector::LoadOp::create(b, i32v, qs.comp, at).getResult()
-                         : Value();
-    for (int64_t r = 0; r < rows; ++r) {
-      Value &v = out[bt * rg + r * g + gi];
-      if (comp)
-        v = arith::SubIOp::create(b, v, comp);
-      if (vnni)
-        v = arith::SIToFPOp::create(b, vecType(), v);
-      v = arith::MulFOp::create(
-          b, arith::MulFOp::create(b, v, ws),
-          vector::BroadcastOp::create(b, vecType(), aScale(b, r)));
+  for (int64_t bt = 0; bt < nt; ++bt) {
+    for (int64_t gi = 0; gi < g; ++gi) {
+      SmallVector<Value> at{dIdx, jbs[bt], idx(b, gi), idx(b, 0)};
+      Value ws = vector::LoadOp::create(b, vecType(), qs.scale, at);
+      Value comp =
+          qs.comp ? vector::LoadOp::create(b, i32v, qs.comp, at).getResult()
+                  : Value();
+      for (int64_t r = 0; r < rows; ++r) {
+        Value &v = out[bt * rg + r * g + gi];
+        if (comp)
+          v = arith::SubIOp::create(b, v, comp);
+        if (vnni)
+          v = arith::SIToFPOp::create(b, vecType(), v);
+        v = arith::MulFOp::create(
+            b, arith::MulFOp::create(b, v, ws),
+            vector::BroadcastOp::create(b, vecType(), aScale(b, r)));
+      }
     }
   }
   return out;
@@ -1108,8 +1110,9 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                               [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) {
                                 return load(ib, rowIdx[r], k);
                               }, streamsDown() ? down : Value(), hScale(rowIdx));
-          for (int64_t bt = 0; bt < nt; ++bt)
-          for (int64_t r = 0; r < rows; ++r) {
+          // The epilogue of each block of the tile and each row.
+          for (int64_t e = 0; e < nt * rows; ++e) {
+            const int64_t bt = e / rows, r = e % rows;
             Value jb = jbs[bt];
             Value col = arith::MulIOp::create(tb, jb, idx(tb, s.vec));
             ArrayRef<Value> acc(tileAcc.data() + bt * rows * G, rows * G);
