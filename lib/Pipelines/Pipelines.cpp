@@ -156,6 +156,7 @@ lstm_opt::cpuKernelOptions(const CPUPipelineOptions &options) {
   kernels.vectorWidth = options.vectorWidth;
   kernels.vectorRegisters = options.vectorRegisters;
   kernels.cacheBytes = options.cacheBytes;
+  kernels.l1CacheBytes = options.l1CacheBytes;
   kernels.precision = options.precision;
   kernels.layerPrecisions.assign(options.layerPrecisions.begin(),
                                  options.layerPrecisions.end());

@@ -135,10 +135,16 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "Hidden blocks per register tile of a step's recurrent GEMM, "
            "all of the batch's rows in the tile: 0 = automatic (several "
            "where one block's rows x gates accumulators are fewer than 12 "
-           "and a thread's recurrent weights fit in 32 KiB, a level-1 "
-           "cache; else 1); 1 = one block (k split into partial sums where "
-           "the chains are few); N = N blocks, where N divides the blocks "
-           "and the tile fits in the registers (else the automatic choice)">,
+           "and a thread's recurrent weights fit in `l1-cache-bytes`; else "
+           "1); 1 = one block (k split into partial sums where the chains "
+           "are few); N = N blocks, where N divides the blocks and the tile "
+           "fits in the registers (else the automatic choice)">,
+    Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", /*default=*/"32768",
+           "Level-1 data cache per core of the target, in bytes: where a "
+           "thread's recurrent weights fit in it, block-tile=0 may tile "
+           "several hidden blocks; the CPU backend sets it from the host "
+           "(32768, the smallest of the x86 and Arm cores, for other "
+           "targets)">,
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
            "f32 lanes of one vector register of the target: 16 (AVX-512), "
            "8 (AVX2), 4 (SSE, NEON); the CPU backend sets it from the target">,

@@ -139,6 +139,10 @@ struct CPUPipelineOptions
       *this, "cache-bytes",
       llvm::cl::desc("Private (L2) cache per core of the target, in bytes"),
       llvm::cl::init(1 << 20)};
+  Option<int64_t> l1CacheBytes{
+      *this, "l1-cache-bytes",
+      llvm::cl::desc("Level-1 data cache per core of the target, in bytes"),
+      llvm::cl::init(32 << 10)};
   Option<bool> cudnn{
       *this, "cudnn",
       llvm::cl::desc("Run the layers cuDNN runs exactly through the "

@@ -82,6 +82,8 @@ struct KernelParams {
   /// Hidden blocks per tile of a step's GEMM (0: automatic, see
   /// LayerEmitter::blocksPerTile).
   int64_t blockTile = 0;
+  /// The target's level-1 data cache per core.
+  int64_t l1CacheBytes = 32 << 10;
 };
 
 /// The bits of `v` rounded to the nearest bf16 (ties to even), as the upper
@@ -122,7 +124,8 @@ public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
                const KernelParams &kp)
       : module(module), s(spec), name(name.str()), batchTile(kp.batchTile),
-        blockTile(kp.blockTile), minWork(kp.minWork),
+        blockTile(kp.blockTile), l1CacheBytes(kp.l1CacheBytes),
+        minWork(kp.minWork),
         registers(kp.registers), threads(kp.threads),
         cacheBytes(kp.cacheBytes), bf16(kp.bf16),
         dot(kp.bf16 && kp.dot && (kp.arm ? spec.vec == 4 : spec.vec == 16)),
@@ -245,7 +248,8 @@ private:
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
-  int64_t batchTile, blockTile, minWork, registers, threads, cacheBytes;
+  int64_t batchTile, blockTile, l1CacheBytes, minWork, registers, threads,
+      cacheBytes;
   bool bf16, dot, int8, vnni;
   /// The dot products are AArch64's; with int8, `sdot`'s operands are
   /// signed (q itself, no compensation).
@@ -268,9 +272,10 @@ private:
   /// few chains to hide the FMA latency (small batch), a tile of several
   /// blocks reuses each row's broadcast across them and hands the gate math
   /// of all its blocks to the core at once, instead of splitting k into
-  /// partial sums. Only where the recurrent weights fit in a level-1 data
-  /// cache (32 KiB, the smallest of the x86 and Arm cores this runs on):
-  /// a larger tile reads its blocks in the same order at every step, where
+  /// partial sums. Only where the recurrent weights fit in the level-1 data
+  /// cache (`l1-cache-bytes`: the host's, else 32 KiB, the smallest of the
+  /// x86 and Arm cores this runs on): a larger tile reads its blocks in the
+  /// same order at every step, where
   /// one block at a time alternates the order so that the previous step's
   /// last blocks are still in the cache. LSTM T100 B1, one thread, AMD Zen 5
   /// (48 KiB L1D): H32 10.6 -> 9.7 us, H48 19.4 -> 18.0 us; H64 (64 KiB of
@@ -286,7 +291,7 @@ private:
     int64_t room = std::min<int64_t>(24, registers - liveInTile(B, g) - B - 2);
     if (blockTile > 1 && nb % blockTile == 0 && blockTile * B * g <= room)
       return blockTile;
-    if (B * g >= 12 || weightBytesPerThread() > (32 << 10))
+    if (B * g >= 12 || weightBytesPerThread() > l1CacheBytes)
       return 1;
     int64_t best = 1;
     for (int64_t bt = 2; bt <= nb && bt * B * g <= room; ++bt)
@@ -1690,6 +1695,18 @@ struct ConvertRNNToCPUPass
                          << static_cast<int64_t>(cacheBytes);
       return signalPassFailure();
     }
+    if (l1CacheBytes < 0) {
+      module.emitError() << "convert-rnn-to-cpu: l1-cache-bytes must be >= "
+                            "0, not "
+                         << static_cast<int64_t>(l1CacheBytes);
+      return signalPassFailure();
+    }
+    if (blockTile < 0) {
+      module.emitError() << "convert-rnn-to-cpu: block-tile must be >= 0, "
+                            "not "
+                         << static_cast<int64_t>(blockTile);
+      return signalPassFailure();
+    }
     if (precision != "f32" && precision != "bf16" && precision != "int8") {
       module.emitError() << "convert-rnn-to-cpu: precision must be f32, "
                             "bf16 or int8, not '"
@@ -1710,6 +1727,7 @@ struct ConvertRNNToCPUPass
                               precision == "int8", int8Dot,
                               dotIsa == "aarch64"};
     params.blockTile = blockTile;
+    params.l1CacheBytes = l1CacheBytes;
     auto lower = [&](Operation *op, const LayerOperands &in) {
       if (auto seq = dyn_cast<rnn::SequenceOp>(op))
         return lowerLayer(seq, in, module, params);

@@ -580,6 +580,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.vectorWidth = tv.lanes;
   p.vectorRegisters = tv.registers;
   p.cacheBytes = tv.cacheBytes;
+  p.l1CacheBytes = tv.l1CacheBytes;
   p.bf16Dot = tv.bf16Dot;
   p.int8Dot = tv.int8Dot;
   p.dotIsa = tv.arm ? "aarch64" : "x86";
@@ -839,10 +840,19 @@ bool lstm_opt::cpu::hasOpenMPTeams(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// This machine's private L2 (or, without one, L1 data) cache per core, in
-/// bytes, from Linux's sysfs; 0 when it does not say.
-static int64_t readHostPrivateCacheBytes() {
-  int64_t best = 0, bestLevel = 0;
+namespace {
+/// This machine's caches per core, from sysfs (0 where unknown).
+struct HostCaches {
+  /// The largest private cache (L2, else L1).
+  int64_t privateBytes = 0;
+  /// The level-1 data cache.
+  int64_t l1DataBytes = 0;
+};
+} // namespace
+
+static HostCaches readHostCaches() {
+  HostCaches caches;
+  int64_t bestLevel = 0;
   for (int i = 0; i < 16; ++i) {
     std::string dir =
         "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
@@ -870,17 +880,19 @@ static int64_t readHostPrivateCacheBytes() {
                                    : 0;
     int64_t lv = level == "2" ? 2 : 1;
     if (bytes > 0 && lv >= bestLevel) {
-      best = bytes;
+      caches.privateBytes = bytes;
       bestLevel = lv;
     }
+    if (bytes > 0 && lv == 1 && type == "Data")
+      caches.l1DataBytes = bytes;
   }
-  return best;
+  return caches;
 }
 
 /// Read once per process.
-static int64_t hostPrivateCacheBytes() {
-  static const int64_t bytes = readHostPrivateCacheBytes();
-  return bytes;
+static const HostCaches &hostCaches() {
+  static const HostCaches caches = readHostCaches();
+  return caches;
 }
 
 llvm::Expected<cpu::TargetVector>
@@ -912,9 +924,15 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
   }
   bool host = !isForeignTriple(options.targetTriple) &&
               (options.targetCPU.empty() || options.targetCPU == "host");
-  if (host)
-    if (int64_t bytes = hostPrivateCacheBytes())
+  if (host) {
+    if (int64_t bytes = hostCaches().privateBytes)
       v.cacheBytes = bytes;
+    // (A level-1 cache smaller than 8 KiB or larger than 1 MiB is taken
+    // for a misreading.)
+    if (int64_t bytes = hostCaches().l1DataBytes;
+        bytes >= (8 << 10) && bytes <= (1 << 20))
+      v.l1CacheBytes = bytes;
+  }
   return v;
 }
 

@@ -2,6 +2,9 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1" --canonicalize --split-input-file | FileCheck %s --check-prefix=PAR
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TEAM
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
+// RUN: lstm-opt %s --convert-rnn-to-cpu="l1-cache-bytes=8192" --canonicalize --split-input-file | FileCheck %s --check-prefix=L1
+// RUN: %expect-exit 1 lstm-opt %s --convert-rnn-to-cpu="block-tile=-1" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADTILE
+// BADTILE: convert-rnn-to-cpu: block-tile must be >= 0, not -1
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
@@ -144,6 +147,12 @@ func.func @gru(%x: tensor<5x2x3xf32>, %h0: tensor<1x2x18xf32>) -> (tensor<5x1x2x
 // CHECK-COUNT-4: vector.fma %{{.*}}, %[[A1]]
 // CHECK-NEXT:  scf.yield
 // CHECK-COUNT-2: math.tanh
+// With l1-cache-bytes=8192 the 16 KiB of weights do not fit: one block per
+// tile, blocks alternating their order, k split in two sets of 8 chains.
+// L1-LABEL: func.func private @__lstm_opt_lstm_layer(
+// L1:   scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// L1:     arith.trunci %{{.*}} : i64 to i1
+// L1:     %{{.*}}:16 = scf.for %{{.*}} = %c0 to %c32 step %c2 iter_args(
 func.func @lstm(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x32xf32> {
   %w = onnx.initializer "W" dense<0.5> : tensor<1x128x4xf32>
   %r = onnx.initializer "R" dense<0.25> : tensor<1x128x32xf32>

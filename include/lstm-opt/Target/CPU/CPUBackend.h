@@ -217,8 +217,8 @@ bool hasOpenMPTeams(mlir::ModuleOp module);
 
 /// The vector shape of the kernels for a target: f32 lanes per register and
 /// number of vector registers (AVX-512 16/32, AVX2 8/16, SSE 4/16, NEON 4/32),
-/// and the private (L2) cache per core the kernels assume: this machine's
-/// when compiling for it, else 1 MiB.
+/// and the private (L2) and level-1 data caches per core the kernels assume:
+/// this machine's when compiling for it, else 1 MiB and 32 KiB.
 struct TargetVector {
   int64_t lanes = 16;
   int64_t registers = 32;
@@ -229,6 +229,7 @@ struct TargetVector {
   /// AArch64 (`arm`): BF16 (bfdot) and DotProd (sdot) at 4 lanes.
   bool int8Dot = false;
   bool arm = false;
+  int64_t l1CacheBytes = 32 << 10;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
 
