@@ -1689,23 +1689,15 @@ struct ConvertRNNToCPUPass
                          << static_cast<int64_t>(vectorRegisters);
       return signalPassFailure();
     }
-    if (cacheBytes < 0) {
-      module.emitError() << "convert-rnn-to-cpu: cache-bytes must be >= 0, "
-                            "not "
-                         << static_cast<int64_t>(cacheBytes);
-      return signalPassFailure();
-    }
-    if (l1CacheBytes < 0) {
-      module.emitError() << "convert-rnn-to-cpu: l1-cache-bytes must be >= "
-                            "0, not "
-                         << static_cast<int64_t>(l1CacheBytes);
-      return signalPassFailure();
-    }
-    if (blockTile < 0) {
-      module.emitError() << "convert-rnn-to-cpu: block-tile must be >= 0, "
-                            "not "
-                         << static_cast<int64_t>(blockTile);
-      return signalPassFailure();
+    for (auto [name, value] :
+         {std::pair<StringRef, int64_t>{"cache-bytes", cacheBytes},
+          {"l1-cache-bytes", l1CacheBytes},
+          {"block-tile", blockTile}}) {
+      if (value < 0) {
+        module.emitError() << "convert-rnn-to-cpu: " << name
+                           << " must be >= 0, not " << value;
+        return signalPassFailure();
+      }
     }
     if (precision != "f32" && precision != "bf16" && precision != "int8") {
       module.emitError() << "convert-rnn-to-cpu: precision must be f32, "
