@@ -476,3 +476,91 @@ func.func @sliced_weight_keras3_hard_sigmoid(%x: tensor<1x2xf32>, %h: tensor<1x1
   %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
 }
+
+// -----
+
+// torch.export's decomposition of nn.RNN (the dynamo exporter's form): the
+// input projection of all steps at once (MatMul + Add, cut per step by
+// Slice + Squeeze), the state kept as [1, B, H]. Each step reads the
+// projection of its own x[t] instead, computed without the unit axis, which
+// an Unsqueeze puts back after the cell; the cells chain through their
+// [B, H] outputs. b_ih and b_hh are summed into Bw. The source counts are
+// the exporter's nodes: 15 in all with the roller's slices and stack.
+
+// CHECK-LABEL: func.func @torch_export_rnn
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "rnn_W" dense<{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]>
+// CHECK-DAG: %[[R:.*]] = onnx.initializer "rnn_R" dense<{{\[}}[1.000000e-01, 3.000000e-01], [2.000000e-01, 4.000000e-01]]>
+// CHECK-DAG: %[[B:.*]] = onnx.initializer "rnn_Bw" dense<[6.250000e-01, 3.125000e-01]>
+// CHECK: %[[S0:.*]] = onnx.Slice(%arg0,
+// CHECK: %[[X0:.*]] = onnx.Squeeze(%[[S0]]
+// CHECK: %[[S1:.*]] = onnx.Slice(%arg0,
+// CHECK: %[[X1:.*]] = onnx.Squeeze(%[[S1]]
+// CHECK: %[[H0:.*]] = onnx.Squeeze(%arg1
+// CHECK: %[[C0:.*]] = rnn.rnn_cell %[[X0]], %[[H0]], %[[W]], %[[R]], %[[B]], %{{.*}} {rnn.source_gemms = 2 : i64, rnn.source_nodes = 5 : i64}
+// CHECK: %[[U0:.*]] = onnx.Unsqueeze(%[[C0]]
+// CHECK: %[[C1:.*]] = rnn.rnn_cell %[[X1]], %[[C0]], %[[W]], %[[R]], %[[B]], %{{.*}} {rnn.source_gemms = 1 : i64, rnn.source_nodes = 3 : i64}
+// CHECK: %[[U1:.*]] = onnx.Unsqueeze(%[[C1]]
+// CHECK: %[[Y:.*]] = onnx.Concat(%[[U0]], %[[U1]]) {axis = 0 : i64}
+// CHECK-NOT: onnx.MatMul
+// CHECK-NOT: onnx.Tanh
+// CHECK: return %[[Y]], %[[U1]]
+func.func @torch_export_rnn(%x: tensor<2x1x2xf32>, %h0: tensor<1x1x2xf32>) -> (tensor<2x1x2xf32>, tensor<1x1x2xf32>) {
+  %wih = onnx.initializer "w_ih_t" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %bih = onnx.initializer "b_ih" dense<[0.5, 0.25]> : tensor<2xf32>
+  %whh = onnx.initializer "w_hh_t" dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %bhh = onnx.initializer "b_hh" dense<[0.125, 0.0625]> : tensor<2xf32>
+  %none = onnx.none
+  %a0 = onnx.initializer "a0" dense<0> : tensor<1xi64>
+  %a1 = onnx.initializer "a1" dense<1> : tensor<1xi64>
+  %a2 = onnx.initializer "a2" dense<2> : tensor<1xi64>
+  %p = onnx.MatMul(%x, %wih) : (tensor<2x1x2xf32>, tensor<2x2xf32>) -> tensor<2x1x2xf32>
+  %lin = onnx.Add(%p, %bih) : (tensor<2x1x2xf32>, tensor<2xf32>) -> tensor<2x1x2xf32>
+  %s0 = onnx.Slice(%lin, %a0, %a1, %a0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %g0 = onnx.Squeeze(%s0, %a0) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %s1 = onnx.Slice(%lin, %a1, %a2, %a0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %g1 = onnx.Squeeze(%s1, %a0) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %m0 = onnx.MatMul(%h0, %whh) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+  %l0 = onnx.Add(%m0, %bhh) : (tensor<1x1x2xf32>, tensor<2xf32>) -> tensor<1x1x2xf32>
+  %z0 = onnx.Add(%l0, %g0) : (tensor<1x1x2xf32>, tensor<1x2xf32>) -> tensor<1x1x2xf32>
+  %t0 = onnx.Tanh(%z0) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %m1 = onnx.MatMul(%t0, %whh) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+  %l1 = onnx.Add(%m1, %bhh) : (tensor<1x1x2xf32>, tensor<2xf32>) -> tensor<1x1x2xf32>
+  %z1 = onnx.Add(%l1, %g1) : (tensor<1x1x2xf32>, tensor<1x2xf32>) -> tensor<1x1x2xf32>
+  %t1 = onnx.Tanh(%z1) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%t0, %t1) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  return %y, %t1 : tensor<2x1x2xf32>, tensor<1x1x2xf32>
+}
+
+// -----
+
+// The same rewrites where no cell follows (a projection cut per step, a
+// [1, B, H] value through a MatMul and a Tanh, no recurrence): undone, the
+// graph stays exactly as it was, with no new initializer.
+
+// CHECK-LABEL: func.func @unit_axis_without_recurrence
+// CHECK-NEXT: %[[W:.*]] = onnx.initializer "w"
+// CHECK-NEXT: %[[B:.*]] = onnx.initializer "b"
+// CHECK-NEXT: %[[N:.*]] = onnx.none
+// CHECK-NEXT: %[[A0:.*]] = onnx.initializer "a0"
+// CHECK-NEXT: %[[A1:.*]] = onnx.initializer "a1"
+// CHECK-NEXT: %[[P:.*]] = onnx.MatMul(%arg0, %[[W]])
+// CHECK-NEXT: %[[L:.*]] = onnx.Add(%[[P]], %[[B]])
+// CHECK-NEXT: %[[S:.*]] = onnx.Slice(%[[L]], %[[A0]], %[[A1]], %[[A0]], %[[N]])
+// CHECK-NEXT: %[[G:.*]] = onnx.Squeeze(%[[S]], %[[A0]])
+// CHECK-NEXT: %[[M:.*]] = onnx.MatMul(%arg1, %[[W]]) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+// CHECK-NEXT: %[[T:.*]] = onnx.Tanh(%[[M]]) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+// CHECK-NEXT: return %[[G]], %[[T]]
+func.func @unit_axis_without_recurrence(%x: tensor<2x1x2xf32>, %h0: tensor<1x1x2xf32>) -> (tensor<1x2xf32>, tensor<1x1x2xf32>) {
+  %w = onnx.initializer "w" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = onnx.initializer "b" dense<[0.5, 0.25]> : tensor<2xf32>
+  %none = onnx.none
+  %a0 = onnx.initializer "a0" dense<0> : tensor<1xi64>
+  %a1 = onnx.initializer "a1" dense<1> : tensor<1xi64>
+  %p = onnx.MatMul(%x, %w) : (tensor<2x1x2xf32>, tensor<2x2xf32>) -> tensor<2x1x2xf32>
+  %lin = onnx.Add(%p, %b) : (tensor<2x1x2xf32>, tensor<2xf32>) -> tensor<2x1x2xf32>
+  %s0 = onnx.Slice(%lin, %a0, %a1, %a0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %g0 = onnx.Squeeze(%s0, %a0) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %m0 = onnx.MatMul(%h0, %w) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+  %t0 = onnx.Tanh(%m0) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  return %g0, %t0 : tensor<1x2xf32>, tensor<1x1x2xf32>
+}

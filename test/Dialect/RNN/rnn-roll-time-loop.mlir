@@ -198,3 +198,34 @@ func.func @slice_cuts_features(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: t
   %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// A stacked Unsqueeze that is read elsewhere too (torch.export's RNN returns
+// the last one as h_n): the stack still becomes Y; the other reader keeps
+// the Unsqueeze, of h_n.
+
+// CHECK-LABEL: func.func @stack_read_twice
+// CHECK: %[[Y:[a-zA-Z0-9_]+]], %[[HN:[a-zA-Z0-9_]+]] = rnn.sequence rnn forward %arg0
+// CHECK: %[[YS:.*]] = onnx.Squeeze(%[[Y]]
+// CHECK: %[[H:.*]] = onnx.Squeeze(%[[HN]]
+// CHECK: %[[U:.*]] = onnx.Unsqueeze(%[[H]]
+// CHECK-NOT: onnx.Concat
+// CHECK: return %[[YS]], %[[U]]
+func.func @stack_read_twice(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> (tensor<2x1x2xf32>, tensor<1x1x2xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<2x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<2x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<2xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %ax = onnx.Constant() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %x0 = onnx.Gather(%x, %i0) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused RNN layer: 2 steps, forward}}
+  %h1 = rnn.rnn_cell %x0, %h, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %x1 = onnx.Gather(%x, %i1) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %h2 = rnn.rnn_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<2x3xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %u1 = onnx.Unsqueeze(%h1, %ax) : (tensor<1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %u2 = onnx.Unsqueeze(%h2, %ax) : (tensor<1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%u1, %u2) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  return %y, %u2 : tensor<2x1x2xf32>, tensor<1x1x2xf32>
+}

@@ -482,6 +482,105 @@ def torch2_bilstmcell_dynamo():
         TORCH_LSTM_ORDER)
 
 
+class RNNModule(nn.Module):
+    """nn.RNN called with or without h0; returns (y, h_n) or y."""
+
+    def __init__(self, with_hn, **kw):
+        super().__init__()
+        self.rnn, self.with_hn = nn.RNN(**kw), with_hn
+
+    def forward(self, x, *h0):
+        y, hn = self.rnn(x, *h0)
+        return (y, hn) if self.with_hn else y
+
+
+def torch2_rnn_dynamo():
+    T, B, I, H = 5, 2, 4, 6
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(1, B, H))
+    f, got, note = export_dynamo("torch2_rnn_dynamo", RNNModule(True, input_size=I, hidden_size=H),
+                                 args, ["x", "h0"], ["y", "h_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.RNN (tanh), time-major x[T,B,I], h0 a graph input; the dynamo exporter unrolls "
+        "torch.export's decomposition: the input projection computed once for all steps "
+        "(MatMul + Add, cut per step by Slice + Squeeze) and the state kept as [1, B, H] "
+        "(%s)." % note,
+        {"x": [T, B, I], "h0": [1, B, H]},
+        {"y": [T, B, H], "h_n": [1, B, H]},
+        expect("rnn", [layer("rnn", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                             step_extraction="Slice + Squeeze of the hoisted projection")]),
+        "one gate (h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh))")
+
+
+def torch2_rnn_bidir2_relu_dynamo():
+    T, B, I, H = 6, 3, 5, 4
+    torch.manual_seed(SEED)
+    args = (torch.randn(B, T, I),)
+    f, got, note = export_dynamo(
+        "torch2_rnn_bidir2_relu_dynamo",
+        RNNModule(False, input_size=I, hidden_size=H, num_layers=2, nonlinearity="relu",
+                  bidirectional=True, batch_first=True),
+        args, ["x"], ["y"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.RNN (relu), two bidirectional layers, batch_first x[B,T,I], zero state; the dynamo "
+        "exporter unrolls torch.export's decomposition: per direction an input projection "
+        "computed once (the reverse one flipped by a Slice with step -1), the state kept as "
+        "[1, B, H] (%s)." % note,
+        {"x": [B, T, I]},
+        {"y": [B, T, 2 * H]},
+        expect("rnn", [layer("rnn", T, H, I, direction="bidirectional", batch=B, time_major=False,
+                             initial_state="zeros", activation="Relu"),
+                       layer("rnn", T, H, 2 * H, direction="bidirectional", batch=B,
+                             time_major=False, initial_state="zeros", activation="Relu",
+                             input_from="layer 0 y")]),
+        "one gate (h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh))")
+
+
+class HoistedLSTM(nn.Module):
+    """An LSTM written as torch.export decomposes nn.LSTM: the input projection of all steps at
+    once, the state kept as [1, B, H], the gates cut by chunk(4, -1); zero state; y = cat of h."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.H = H
+        self.w_ih = nn.Parameter(torch.randn(4 * H, I) * 0.3)
+        self.b_ih = nn.Parameter(torch.randn(4 * H) * 0.1)
+        self.w_hh = nn.Parameter(torch.randn(4 * H, H) * 0.3)
+        self.b_hh = nn.Parameter(torch.randn(4 * H) * 0.1)
+
+    def forward(self, x):
+        pre = nn.functional.linear(x, self.w_ih, self.b_ih)
+        h = torch.zeros(1, x.shape[1], self.H)
+        c = torch.zeros(1, x.shape[1], self.H)
+        ys = []
+        for t in range(x.shape[0]):
+            g = pre[t] + nn.functional.linear(h, self.w_hh, self.b_hh)
+            i, f, gg, o = g.chunk(4, -1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(gg)
+            h = torch.sigmoid(o) * torch.tanh(c)
+            ys.append(h)
+        return torch.cat(ys, 0)
+
+
+def torch2_lstm_hoisted_dynamo():
+    T, B, I, H = 4, 2, 3, 5
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I),)
+    f, got, note = export_dynamo("torch2_lstm_hoisted_dynamo", HoistedLSTM(I, H), args, ["x"], ["y"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "An LSTM written as torch.export decomposes nn.LSTM: one input projection for all steps "
+        "(MatMul + Add, a step cut by Gather), the state kept as [1, B, H], the gates cut by "
+        "chunk(4, -1) (a Split on axis 2); zero state; dynamo exporter (%s)." % note,
+        {"x": [T, B, I]},
+        {"y": [T, B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="zeros",
+                              step_extraction="Gather of the hoisted projection")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -493,6 +592,9 @@ FIXTURES = [
     torch2_grucell_dynamo,
     torch2_gru_into_lstm_dynamo,
     torch2_bilstmcell_dynamo,
+    torch2_rnn_dynamo,
+    torch2_rnn_bidir2_relu_dynamo,
+    torch2_lstm_hoisted_dynamo,
 ]
 
 

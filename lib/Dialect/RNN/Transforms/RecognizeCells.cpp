@@ -23,6 +23,7 @@
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
 #include "lstm-opt/Dialect/RNN/Utils/CellForms.h"
 #include "lstm-opt/Dialect/RNN/Utils/GateLayout.h"
+#include "lstm-opt/Dialect/RNN/Utils/StepValues.h"
 #include "lstm-opt/Support/CheckedMath.h"
 
 #include "mlir/IR/Builders.h"
@@ -560,6 +561,10 @@ private:
   Location fusedLoc(ArrayRef<Operation *> ops);
   void finishCell(Operation *cell, ArrayRef<Operation *> matched,
                   ArrayRef<std::pair<Value, Value>> replace);
+  /// The report's counts (rnn.source_nodes, rnn.source_gemms) of the nodes
+  /// `matched` that `cell` replaces, whose `outputs` it takes over.
+  void setSourceCounts(Operation *cell, ArrayRef<Operation *> matched,
+                       ArrayRef<Value> outputs);
   Value materializeWeights(Location loc, StringRef name,
                            ArrayRef<SmallVector<WeightRef, 2>> gates,
                            int64_t hidden, int64_t k);
@@ -1136,9 +1141,8 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   setActivations(cell, {fRef, gAct, *hAct}, {"Sigmoid", "Tanh", "Tanh"});
   // What the cell replaces, for the report.
   SetVector<Operation *> unique(matched.begin(), matched.end());
-  int64_t gemms = llvm::count_if(unique, isGemm);
-  cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
-  cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
+  setSourceCounts(cell, unique.getArrayRef(),
+                  {hMul.getResult(), cNew});
   markQuantized(cell, {&forms[0], &forms[1], &forms[2], &forms[3]});
   if (!fActIn && !coupledI)
     cell->setAttr("rnn.zero_forget", b.getUnitAttr());
@@ -1200,14 +1204,37 @@ bool CellRecognizer::splitTerms(ArrayRef<LinearForm> forms, Value x, Value h,
 void CellRecognizer::finishCell(Operation *cell, ArrayRef<Operation *> matched,
                                 ArrayRef<std::pair<Value, Value>> replace) {
   SetVector<Operation *> unique(matched.begin(), matched.end());
-  int64_t gemms = llvm::count_if(unique, isGemm);
-  OpBuilder b(cell);
-  cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(unique.size()));
-  cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
+  SmallVector<Value> outputs;
+  for (auto [from, to] : replace)
+    outputs.push_back(from);
+  setSourceCounts(cell, unique.getArrayRef(), outputs);
   for (auto [from, to] : replace)
     from.replaceAllUsesWith(to);
   ++numCells;
   eraseIfDead(unique.getArrayRef());
+}
+
+void CellRecognizer::setSourceCounts(Operation *cell,
+                                     ArrayRef<Operation *> matched,
+                                     ArrayRef<Value> outputs) {
+  // A step of a hoisted projection counts as the nodes it stands for.
+  int64_t nodes = 0, gemms = 0;
+  for (Operation *op : matched) {
+    auto counts = rnn::StepNormalizer::sourceCounts(op);
+    nodes += counts ? counts->first : 1;
+    gemms += counts ? counts->second : isGemm(op);
+  }
+  // An output the unit-axis rewrite put back with an Unsqueeze that a
+  // stack reads: the roller counts that Unsqueeze as the exporter's.
+  for (Value out : outputs)
+    for (Operation *user : out.getUsers())
+      if (isa<od::UnsqueezeOp>(user) && rnn::StepNormalizer::isMade(user) &&
+          llvm::any_of(user->getUsers(),
+                       [](Operation *u) { return isa<od::ConcatOp>(u); }))
+        --nodes;
+  OpBuilder b(cell);
+  cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(nodes));
+  cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(gemms));
 }
 
 /// Verifies a freshly built cell without reporting; erases it on failure.
@@ -1433,7 +1460,8 @@ void CellRecognizer::matchRNNCells() {
   DenseMap<Value, unsigned> byOutput;
   SmallVector<Operation *> acts;
   func.walk([&](Operation *op) {
-    if (isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op))
+    if (isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op) &&
+        !rnn::StepNormalizer::isReplaced(op))
       acts.push_back(op);
   });
   for (Operation *op : acts) {
@@ -2563,6 +2591,10 @@ void CellRecognizer::run() {
     expandQOperatorNodes();
   readInvariantCarriedValues();
   materializeComputedWeights();
+  // Steps written with a leading unit axis or a hoisted input projection,
+  // in the form the cell forms read; undone below where no cell took them.
+  rnn::StepNormalizer steps(func, *consts);
+  steps.apply();
   SmallVector<Operation *> layers;
   func.walk([&](Operation *op) {
     auto node = dyn_cast<od::NodeOp>(op);
@@ -2580,7 +2612,8 @@ void CellRecognizer::run() {
     SmallVector<Operation *> anchors;
     const auto &anchorPattern = pattern; // a lambda cannot capture a binding
     func.walk([&](Operation *op) {
-      if (rnn::matchesNodeKind(anchorPattern, op))
+      if (rnn::matchesNodeKind(anchorPattern, op) &&
+          !rnn::StepNormalizer::isReplaced(op))
         anchors.push_back(op);
     });
     for (Operation *anchor : anchors)
@@ -2590,6 +2623,10 @@ void CellRecognizer::run() {
   }
   // Simple RNN steps, last: every activation left is a candidate.
   matchRNNCells();
+  steps.settle([&](Operation *op) {
+    erasedOps.insert(op);
+    consts->forget(op);
+  });
   remarkUnfusedRecurrences();
   // Function results may have become more static.
   auto ret = cast<func::ReturnOp>(func.front().getTerminator());

@@ -13,6 +13,7 @@
 #include "lstm-opt/Dialect/RNN/Transforms/Passes.h"
 
 #include "lstm-opt/Dialect/ONNX/Utils/ONNXUtils.h"
+#include "lstm-opt/Dialect/RNN/Utils/StepValues.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -26,207 +27,11 @@ namespace lstm_opt::rnn {
 using namespace mlir;
 using namespace lstm_opt;
 namespace od = lstm_opt::onnx;
+using rnn::getStepSlice;
+using rnn::StepSlice;
+using rnn::unsqueezeAxis;
 
 namespace {
-
-/// `value` is slice `index` of `seq` along `axis` (that axis removed).
-struct StepSlice {
-  Value seq;
-  int64_t axis = -1;
-  int64_t index = -1;
-  SmallVector<Operation *, 2> ops;
-};
-
-int64_t rankOf(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t ? t.getRank() : -1;
-}
-
-std::optional<int64_t> single(std::optional<SmallVector<int64_t>> v) {
-  if (!v || v->size() != 1)
-    return std::nullopt;
-  return (*v)[0];
-}
-
-/// The step a Slice keeps of `axis` when it keeps one step of that axis and
-/// every other axis it names whole. jax2onnx writes x[:, t] as a Slice over
-/// all axes (starts [0, t, 0], ends [B, t + 1, I]); PyTorch and tf2onnx name
-/// one axis. A negative start counts from the end; an end past the dimension
-/// is clamped, as ONNX clamps it.
-std::optional<int64_t> oneStepOfSlice(od::SliceOp sl, int64_t axis) {
-  if (sl.getStartsAttr())
-    return std::nullopt; // opset 1's attribute form: not written by exporters
-  auto t = dyn_cast<RankedTensorType>(sl.getData().getType());
-  auto starts = od::getConstantInts(sl.getStarts());
-  auto ends = od::getConstantInts(sl.getEnds());
-  if (!t || !starts || !ends || starts->size() != ends->size() ||
-      axis < 0 || axis >= t.getRank())
-    return std::nullopt;
-  int64_t rank = t.getRank();
-  SmallVector<int64_t> axes;
-  if (isa<NoneType>(sl.getAxes().getType())) {
-    for (int64_t i = 0, e = starts->size(); i < e; ++i)
-      axes.push_back(i);
-  } else if (auto a = od::getConstantInts(sl.getAxes())) {
-    axes = *a;
-  } else {
-    return std::nullopt;
-  }
-  if (axes.size() != starts->size())
-    return std::nullopt;
-  if (!isa<NoneType>(sl.getSteps().getType())) {
-    auto steps = od::getConstantInts(sl.getSteps());
-    if (!steps || steps->size() != starts->size() ||
-        llvm::any_of(*steps, [](int64_t st) { return st != 1; }))
-      return std::nullopt;
-  }
-  std::optional<int64_t> picked;
-  SmallVector<bool> seen(rank, false);
-  for (auto [a, st, en] : llvm::zip(axes, *starts, *ends)) {
-    if (a < 0)
-      a += rank;
-    if (a < 0 || a >= rank || seen[a])
-      return std::nullopt;
-    seen[a] = true;
-    bool known = !t.isDynamicDim(a);
-    int64_t dim = t.getDimSize(a);
-    if (a != axis) {
-      // Every other axis whole: from 0 (or -dim) to its end or past it.
-      bool fromStart = st == 0 || (known && st == -dim);
-      bool toEnd = en == std::numeric_limits<int64_t>::max() ||
-                   (known && en >= dim);
-      if (!fromStart || !toEnd)
-        return std::nullopt;
-      continue;
-    }
-    // One step: [st, st + 1), st counted from the end when negative.
-    if (st >= 0 && en == st + 1)
-      picked = st;
-    else if (st < 0 && known && st + dim >= 0 &&
-             (en == st + 1 ||
-              (st == -1 && en == std::numeric_limits<int64_t>::max())))
-      picked = st + dim;
-    else
-      return std::nullopt;
-  }
-  return picked;
-}
-
-std::optional<StepSlice> getStepSlice(Value v) {
-  StepSlice s;
-  v = od::skipIdentities(v);
-  Operation *def = v.getDefiningOp();
-  if (auto g = dyn_cast_or_null<od::GatherOp>(def)) {
-    auto idx = od::getConstantInts(g.getIndices());
-    auto it = dyn_cast<RankedTensorType>(g.getIndices().getType());
-    int64_t rank = rankOf(g.getData());
-    if (!idx || idx->size() != 1 || !it || it.getRank() != 0 || rank < 1)
-      return std::nullopt;
-    s.seq = g.getData();
-    s.axis = g.getAxis() < 0 ? g.getAxis() + rank : g.getAxis();
-    s.index = (*idx)[0];
-    s.ops.push_back(g);
-  } else if (isa_and_nonnull<od::SqueezeOp, od::ReshapeOp>(def)) {
-    // Squeeze(part, axis), or a Reshape that drops the part's unit axis
-    // (jax2onnx and hand-written graphs: x[t:t+1].reshape(B, I)), of a
-    // one-step Slice or Split part.
-    std::optional<int64_t> axis;
-    Value in;
-    auto reshape = dyn_cast<od::ReshapeOp>(def);
-    if (auto sq = dyn_cast<od::SqueezeOp>(def)) {
-      if (auto a = sq.getAxesAttr())
-        axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-      else if (!isa<NoneType>(sq.getAxes().getType()))
-        axis = single(od::getConstantInts(sq.getAxes()));
-      if (!axis)
-        return std::nullopt;
-      in = od::skipIdentities(sq.getData());
-    } else {
-      in = od::skipIdentities(reshape.getData());
-    }
-    int64_t rank = rankOf(in);
-    if (axis && *axis < 0)
-      *axis += rank;
-    // With a Reshape: the part's own axis, if the Reshape only drops it.
-    auto dropsOnly = [&](int64_t ax) {
-      auto it = dyn_cast<RankedTensorType>(in.getType());
-      auto rt = dyn_cast<RankedTensorType>(reshape.getResult().getType());
-      if (!it || !rt || !it.hasStaticShape() || !rt.hasStaticShape() ||
-          it.getRank() != 3 || ax < 0 || ax > 2 || it.getDimSize(ax) != 1)
-        return false;
-      SmallVector<int64_t> want(it.getShape());
-      want.erase(want.begin() + ax);
-      return rt.getShape() == ArrayRef<int64_t>(want);
-    };
-    s.ops.push_back(def);
-    if (auto sl = in.getDefiningOp<od::SliceOp>()) {
-      if (reshape) {
-        // The Reshape drops one unit axis: the one the Slice cut to a step
-        // (with several unit axes, the first that is a step of the Slice).
-        for (int64_t ax = 0; ax < 3 && !axis; ++ax)
-          if (dropsOnly(ax) && oneStepOfSlice(sl, ax))
-            axis = ax;
-        if (!axis)
-          return std::nullopt;
-      }
-      auto st = oneStepOfSlice(sl, *axis);
-      if (!st)
-        return std::nullopt;
-      s.seq = sl.getData();
-      s.axis = *axis;
-      s.index = *st;
-      s.ops.push_back(sl);
-    } else if (auto sp = in.getDefiningOp<od::SplitOp>()) {
-      int64_t spAxis = sp.getAxis() < 0 ? sp.getAxis() + rank : sp.getAxis();
-      if (reshape) {
-        if (!dropsOnly(spAxis))
-          return std::nullopt;
-        axis = spAxis;
-      }
-      if (spAxis != *axis)
-        return std::nullopt;
-      auto t = dyn_cast<RankedTensorType>(sp.getInput().getType());
-      if (!t || t.isDynamicDim(*axis) ||
-          t.getDimSize(*axis) != (int64_t)sp.getNumResults())
-        return std::nullopt; // every part one step long
-      s.seq = sp.getInput();
-      s.axis = *axis;
-      s.index = cast<OpResult>(in).getResultNumber();
-      s.ops.push_back(sp);
-    } else {
-      return std::nullopt;
-    }
-  } else {
-    return std::nullopt;
-  }
-  auto t = dyn_cast<RankedTensorType>(s.seq.getType());
-  if (!t || t.getRank() != 3 || s.axis > 1)
-    return std::nullopt;
-  if (s.index < 0) {
-    if (t.isDynamicDim(s.axis))
-      return std::nullopt;
-    s.index += t.getDimSize(s.axis);
-  }
-  // An index out of range makes the model invalid (ONNX Runtime refuses
-  // it): not a step, so the graph stays as it is rather than becoming a
-  // valid-looking layer.
-  if (s.index < 0 ||
-      (!t.isDynamicDim(s.axis) && s.index >= t.getDimSize(s.axis)))
-    return std::nullopt;
-  return s;
-}
-
-/// The single axis of an Unsqueeze (attribute or constant input).
-std::optional<int64_t> unsqueezeAxis(od::UnsqueezeOp un) {
-  std::optional<int64_t> axis;
-  if (auto a = un.getAxesAttr())
-    axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-  else if (!isa<NoneType>(un.getAxes().getType()))
-    axis = single(od::getConstantInts(un.getAxes()));
-  if (axis && *axis < 0)
-    *axis += rankOf(un.getData()) + 1;
-  return axis;
-}
 
 /// One step of any cell kind, with the accessors the roller needs. Operand
 /// order is shared: x = 0, h = 1 (and c = 2 for LSTM).
@@ -573,14 +378,20 @@ void Roller::rollChain(SmallVector<Cell> chain) {
   // Time index of step k within X.
   auto timeOf = [&](int64_t k) { return dirStep > 0 ? k : n - 1 - k; };
 
-  // A Concat stacking Unsqueeze(h_k) for every step in time order.
+  // A Concat stacking Unsqueeze(h_k) for every step in time order. (An
+  // Unsqueeze may have other readers too: torch.export's RNN reads the last
+  // one for h_n. They keep it, reading Y's row.)
+  SmallVector<std::pair<Operation *, od::ConcatOp>> catUses;
+  for (Operation *user : chain[0].getHOut().getUsers())
+    if (auto un = dyn_cast<od::UnsqueezeOp>(user))
+      for (Operation *unUser : un->getUsers())
+        if (auto cat = dyn_cast<od::ConcatOp>(unUser))
+          catUses.push_back({un, cat});
   SmallVector<Operation *> stacks;
-  for (Operation *user : chain[0].getHOut().getUsers()) {
-    auto un = dyn_cast<od::UnsqueezeOp>(user);
-    if (!un || !un->hasOneUse())
-      continue;
-    auto cat = dyn_cast<od::ConcatOp>(*un->getUsers().begin());
-    if (!cat || cat.getInputs().size() != (size_t)n)
+  for (auto [unOp, cat] : catUses) {
+    auto un = cast<od::UnsqueezeOp>(unOp);
+    if (llvm::is_contained(stacks, cat.getOperation()) ||
+        cat.getInputs().size() != (size_t)n)
       continue;
     std::optional<int64_t> axis = unsqueezeAxis(un);
     int64_t catAxis = cat.getAxis() < 0 ? cat.getAxis() + 3 : cat.getAxis();
@@ -590,7 +401,7 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     bool timeOrder = true, procOrder = true;
     for (int64_t j = 0; j < n; ++j) {
       auto u = cat.getInputs()[j].getDefiningOp<od::UnsqueezeOp>();
-      if (!u || unsqueezeAxis(u) != axis || !u->hasOneUse()) {
+      if (!u || unsqueezeAxis(u) != axis) {
         timeOrder = procOrder = false;
         break;
       }

@@ -1,0 +1,544 @@
+//===- StepValues.cpp - the values of one unrolled time step --------------===//
+
+#include "lstm-opt/Dialect/RNN/Utils/StepValues.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace lstm_opt;
+using rnn::StepNormalizer;
+using rnn::StepSlice;
+namespace od = lstm_opt::onnx;
+
+//===----------------------------------------------------------------------===//
+// Step slices
+//===----------------------------------------------------------------------===//
+
+static int64_t rankOf(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t ? t.getRank() : -1;
+}
+
+static std::optional<int64_t> single(std::optional<SmallVector<int64_t>> v) {
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return (*v)[0];
+}
+
+/// The step a Slice keeps of `axis` when it keeps one step of that axis and
+/// every other axis it names whole. jax2onnx writes x[:, t] as a Slice over
+/// all axes (starts [0, t, 0], ends [B, t + 1, I]); PyTorch and tf2onnx name
+/// one axis. A negative start counts from the end; an end past the dimension
+/// is clamped, as ONNX clamps it.
+static std::optional<int64_t> oneStepOfSlice(od::SliceOp sl, int64_t axis) {
+  if (sl.getStartsAttr())
+    return std::nullopt; // opset 1's attribute form: not written by exporters
+  auto t = dyn_cast<RankedTensorType>(sl.getData().getType());
+  auto starts = od::getConstantInts(sl.getStarts());
+  auto ends = od::getConstantInts(sl.getEnds());
+  if (!t || !starts || !ends || starts->size() != ends->size() ||
+      axis < 0 || axis >= t.getRank())
+    return std::nullopt;
+  int64_t rank = t.getRank();
+  SmallVector<int64_t> axes;
+  if (isa<NoneType>(sl.getAxes().getType())) {
+    for (int64_t i = 0, e = starts->size(); i < e; ++i)
+      axes.push_back(i);
+  } else if (auto a = od::getConstantInts(sl.getAxes())) {
+    axes = *a;
+  } else {
+    return std::nullopt;
+  }
+  if (axes.size() != starts->size())
+    return std::nullopt;
+  if (!isa<NoneType>(sl.getSteps().getType())) {
+    auto steps = od::getConstantInts(sl.getSteps());
+    if (!steps || steps->size() != starts->size() ||
+        llvm::any_of(*steps, [](int64_t st) { return st != 1; }))
+      return std::nullopt;
+  }
+  std::optional<int64_t> picked;
+  SmallVector<bool> seen(rank, false);
+  for (auto [a, st, en] : llvm::zip(axes, *starts, *ends)) {
+    if (a < 0)
+      a += rank;
+    if (a < 0 || a >= rank || seen[a])
+      return std::nullopt;
+    seen[a] = true;
+    bool known = !t.isDynamicDim(a);
+    int64_t dim = t.getDimSize(a);
+    if (a != axis) {
+      // Every other axis whole: from 0 (or -dim) to its end or past it.
+      bool fromStart = st == 0 || (known && st == -dim);
+      bool toEnd = en == std::numeric_limits<int64_t>::max() ||
+                   (known && en >= dim);
+      if (!fromStart || !toEnd)
+        return std::nullopt;
+      continue;
+    }
+    // One step: [st, st + 1), st counted from the end when negative.
+    if (st >= 0 && en == st + 1)
+      picked = st;
+    else if (st < 0 && known && st + dim >= 0 &&
+             (en == st + 1 ||
+              (st == -1 && en == std::numeric_limits<int64_t>::max())))
+      picked = st + dim;
+    else
+      return std::nullopt;
+  }
+  return picked;
+}
+
+std::optional<StepSlice> rnn::getStepSlice(Value v) {
+  StepSlice s;
+  v = od::skipIdentities(v);
+  Operation *def = v.getDefiningOp();
+  if (auto g = dyn_cast_or_null<od::GatherOp>(def)) {
+    auto idx = od::getConstantInts(g.getIndices());
+    auto it = dyn_cast<RankedTensorType>(g.getIndices().getType());
+    int64_t rank = rankOf(g.getData());
+    if (!idx || idx->size() != 1 || !it || it.getRank() != 0 || rank < 1)
+      return std::nullopt;
+    s.seq = g.getData();
+    s.axis = g.getAxis() < 0 ? g.getAxis() + rank : g.getAxis();
+    s.index = (*idx)[0];
+    s.ops.push_back(g);
+  } else if (isa_and_nonnull<od::SqueezeOp, od::ReshapeOp>(def)) {
+    // Squeeze(part, axis), or a Reshape that drops the part's unit axis
+    // (jax2onnx and hand-written graphs: x[t:t+1].reshape(B, I)), of a
+    // one-step Slice or Split part.
+    std::optional<int64_t> axis;
+    Value in;
+    auto reshape = dyn_cast<od::ReshapeOp>(def);
+    if (auto sq = dyn_cast<od::SqueezeOp>(def)) {
+      if (auto a = sq.getAxesAttr())
+        axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+      else if (!isa<NoneType>(sq.getAxes().getType()))
+        axis = single(od::getConstantInts(sq.getAxes()));
+      if (!axis)
+        return std::nullopt;
+      in = od::skipIdentities(sq.getData());
+    } else {
+      in = od::skipIdentities(reshape.getData());
+    }
+    int64_t rank = rankOf(in);
+    if (axis && *axis < 0)
+      *axis += rank;
+    // With a Reshape: the part's own axis, if the Reshape only drops it.
+    auto dropsOnly = [&](int64_t ax) {
+      auto it = dyn_cast<RankedTensorType>(in.getType());
+      auto rt = dyn_cast<RankedTensorType>(reshape.getResult().getType());
+      if (!it || !rt || !it.hasStaticShape() || !rt.hasStaticShape() ||
+          it.getRank() != 3 || ax < 0 || ax > 2 || it.getDimSize(ax) != 1)
+        return false;
+      SmallVector<int64_t> want(it.getShape());
+      want.erase(want.begin() + ax);
+      return rt.getShape() == ArrayRef<int64_t>(want);
+    };
+    s.ops.push_back(def);
+    if (auto sl = in.getDefiningOp<od::SliceOp>()) {
+      if (reshape) {
+        // The Reshape drops one unit axis: the one the Slice cut to a step
+        // (with several unit axes, the first that is a step of the Slice).
+        for (int64_t ax = 0; ax < 3 && !axis; ++ax)
+          if (dropsOnly(ax) && oneStepOfSlice(sl, ax))
+            axis = ax;
+        if (!axis)
+          return std::nullopt;
+      }
+      auto st = oneStepOfSlice(sl, *axis);
+      if (!st)
+        return std::nullopt;
+      s.seq = sl.getData();
+      s.axis = *axis;
+      s.index = *st;
+      s.ops.push_back(sl);
+    } else if (auto sp = in.getDefiningOp<od::SplitOp>()) {
+      int64_t spAxis = sp.getAxis() < 0 ? sp.getAxis() + rank : sp.getAxis();
+      if (reshape) {
+        if (!dropsOnly(spAxis))
+          return std::nullopt;
+        axis = spAxis;
+      }
+      if (spAxis != *axis)
+        return std::nullopt;
+      auto t = dyn_cast<RankedTensorType>(sp.getInput().getType());
+      if (!t || t.isDynamicDim(*axis) ||
+          t.getDimSize(*axis) != (int64_t)sp.getNumResults())
+        return std::nullopt; // every part one step long
+      s.seq = sp.getInput();
+      s.axis = *axis;
+      s.index = cast<OpResult>(in).getResultNumber();
+      s.ops.push_back(sp);
+    } else {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  auto t = dyn_cast<RankedTensorType>(s.seq.getType());
+  if (!t || t.getRank() != 3 || s.axis > 1)
+    return std::nullopt;
+  if (s.index < 0) {
+    if (t.isDynamicDim(s.axis))
+      return std::nullopt;
+    s.index += t.getDimSize(s.axis);
+  }
+  // An index out of range makes the model invalid (ONNX Runtime refuses
+  // it): not a step, so the graph stays as it is rather than becoming a
+  // valid-looking layer.
+  if (s.index < 0 ||
+      (!t.isDynamicDim(s.axis) && s.index >= t.getDimSize(s.axis)))
+    return std::nullopt;
+  return s;
+}
+
+/// The single axis of an Unsqueeze (attribute or constant input).
+std::optional<int64_t> rnn::unsqueezeAxis(od::UnsqueezeOp un) {
+  std::optional<int64_t> axis;
+  if (auto a = un.getAxesAttr())
+    axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+  else if (!isa<NoneType>(un.getAxes().getType()))
+    axis = single(od::getConstantInts(un.getAxes()));
+  if (axis && *axis < 0)
+    *axis += rankOf(un.getData()) + 1;
+  return axis;
+}
+
+
+//===----------------------------------------------------------------------===//
+// StepNormalizer
+//===----------------------------------------------------------------------===//
+
+/// Marks every op a rewrite made, and every node a rewrite replaced, until
+/// settle: ops the recogniser makes in between never carry them, so their
+/// presence after matching tells which rewrites no cell took.
+static constexpr llvm::StringLiteral kMade = "lstm_opt.step_rewrite";
+static constexpr llvm::StringLiteral kReplaced = "lstm_opt.step_replaced";
+/// On the ops a projection's step becomes: the source nodes and GEMMs they
+/// stand for (the step's slicing nodes, and the projection itself once).
+static constexpr llvm::StringLiteral kSourceNodes = "lstm_opt.step_source_nodes";
+static constexpr llvm::StringLiteral kSourceGemms = "lstm_opt.step_source_gemms";
+
+/// The largest constant rewritten without its unit axis (elements).
+static constexpr int64_t kMaxUnitConstant = int64_t(1) << 22;
+
+namespace {
+/// Collects the ops a builder inserts.
+struct CollectInserted : public OpBuilder::Listener {
+  explicit CollectInserted(SmallVectorImpl<Operation *> &out) : out(out) {}
+  void notifyOperationInserted(Operation *op,
+                               OpBuilder::InsertPoint) override {
+    out.push_back(op);
+  }
+  SmallVectorImpl<Operation *> &out;
+};
+} // namespace
+
+bool StepNormalizer::isReplaced(Operation *op) {
+  return op->hasAttr(kReplaced);
+}
+
+bool StepNormalizer::isMade(Operation *op) { return op->hasAttr(kMade); }
+
+std::optional<std::pair<int64_t, int64_t>>
+StepNormalizer::sourceCounts(Operation *op) {
+  auto nodes = op->getAttrOfType<IntegerAttr>(kSourceNodes);
+  auto gemms = op->getAttrOfType<IntegerAttr>(kSourceGemms);
+  if (!nodes || !gemms)
+    return std::nullopt;
+  return std::make_pair(nodes.getInt(), gemms.getInt());
+}
+
+int64_t StepNormalizer::apply() {
+  SmallVector<Operation *> ops;
+  for (Operation &op : func.front())
+    ops.push_back(&op);
+  int64_t n = 0;
+  // Projections first: a step's sum then reads the step's own product.
+  for (Operation *op : ops)
+    n += pushStepIntoProjection(op);
+  for (Operation *op : ops)
+    n += sinkUnitAxis(op);
+  for (Operation *op : created)
+    op->setAttr(kMade, UnitAttr::get(op->getContext()));
+  return n;
+}
+
+void StepNormalizer::record(Value orig, Value repl, Operation *key) {
+  orig.replaceAllUsesWith(repl);
+  orig.getDefiningOp()->setAttr(kReplaced, UnitAttr::get(orig.getContext()));
+  rewrites.push_back({orig, repl, repl.getDefiningOp(), key});
+}
+
+/// A bias that is the same at every step: an f32 constant of rank 0 or 1.
+static bool isStepInvariantBias(Value v) {
+  auto t = dyn_cast<RankedTensorType>(od::skipIdentities(v).getType());
+  return t && t.getRank() <= 1 && t.getElementType().isF32() &&
+         od::getConstantAttr(v);
+}
+
+/// The length of `axis` when `flip` reverses its data along it and keeps
+/// everything else: Slice(starts [-1], ends [<= -length-1], axes [axis],
+/// steps [-1]) over a static length (starts [length - 1] too).
+static std::optional<int64_t> reversedLength(od::SliceOp flip, int64_t axis) {
+  auto t = dyn_cast<RankedTensorType>(flip.getData().getType());
+  if (flip.getStartsAttr() || !t || t.getRank() <= axis ||
+      t.isDynamicDim(axis) || isa<NoneType>(flip.getAxes().getType()) ||
+      isa<NoneType>(flip.getSteps().getType()))
+    return std::nullopt;
+  int64_t len = t.getDimSize(axis);
+  auto starts = single(od::getConstantInts(flip.getStarts()));
+  auto ends = single(od::getConstantInts(flip.getEnds()));
+  auto axes = single(od::getConstantInts(flip.getAxes()));
+  auto steps = single(od::getConstantInts(flip.getSteps()));
+  if (!starts || !ends || !axes || !steps || *steps != -1 ||
+      (*axes != axis && *axes != axis - t.getRank()))
+    return std::nullopt;
+  if (*starts != -1 && *starts < len - 1)
+    return std::nullopt; // (a start past the end is clamped to len - 1)
+  if (*ends > -len - 1)
+    return std::nullopt;
+  return len;
+}
+
+bool StepNormalizer::pushStepIntoProjection(Operation *op) {
+  if (!isa<od::SqueezeOp, od::GatherOp, od::ReshapeOp>(op) ||
+      op->getNumResults() != 1 || op->getResult(0).use_empty())
+    return false;
+  Value v = op->getResult(0);
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  auto s = getStepSlice(v);
+  if (!vt || vt.getRank() != 2 || !s)
+    return false;
+  // The sequence, or the sequence reversed along the axis of time
+  // (torch.export's reverse direction flips the projection).
+  int64_t index = s->index;
+  Value seq = od::skipIdentities(s->seq);
+  if (auto flip = seq.getDefiningOp<od::SliceOp>()) {
+    auto steps = reversedLength(flip, s->axis);
+    if (!steps)
+      return false;
+    index = *steps - 1 - index;
+    seq = od::skipIdentities(flip.getData());
+  }
+  // The sequence: MatMul(X, W), or MatMul(X, W) + b, b the same each step.
+  Operation *def = seq.getDefiningOp();
+  od::MatMulOp mm;
+  Value bias;
+  if (auto add = dyn_cast_or_null<od::AddOp>(def)) {
+    for (unsigned i = 0; i < 2 && !mm; ++i) {
+      auto m = od::skipIdentities(add->getOperand(i)).getDefiningOp<od::MatMulOp>();
+      if (m && isStepInvariantBias(add->getOperand(1 - i))) {
+        mm = m;
+        bias = add->getOperand(1 - i);
+      }
+    }
+  } else {
+    mm = dyn_cast_or_null<od::MatMulOp>(def);
+  }
+  if (!mm)
+    return false;
+  Value x = mm.getA(), w = mm.getB();
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto wt = dyn_cast<RankedTensorType>(od::skipIdentities(w).getType());
+  if (!xt || xt.getRank() != 3 || !wt || wt.getRank() != 2 ||
+      !od::getConstantAttr(w))
+    return false;
+  OpBuilder b(op);
+  CollectInserted listener(created);
+  b.setListener(&listener);
+  Location loc = op->getLoc();
+  // The step of X, cut as the exporter cut the projection's (one node or
+  // two: the report counts them).
+  Value step =
+      s->ops.size() == 1
+          ? od::createGatherIndex(b, loc, consts, x, s->axis, index)
+          : od::createSqueeze(
+                b, loc, consts,
+                od::createSliceAxis(b, loc, consts, x, s->axis, index,
+                                    index + 1),
+                {s->axis});
+  Value p = od::MatMulOp::create(b, mm.getLoc(), vt, step, w);
+  Operation *key = p.getDefiningOp();
+  // What the step's nodes stand for: the projection (with its bias and
+  // flip), for the first of its steps. (The step's own slicing nodes are
+  // the new slice of X's.)
+  bool first = projections.insert(mm).second;
+  int64_t nodes = first ? 1 + (bias ? 1 : 0) + (index != s->index) : 0;
+  key->setAttr(kSourceNodes, b.getI64IntegerAttr(nodes));
+  key->setAttr(kSourceGemms, b.getI64IntegerAttr(first ? 1 : 0));
+  if (bias) {
+    p = od::AddOp::create(b, def->getLoc(), vt, p, bias);
+    p.getDefiningOp()->setAttr(kSourceNodes, b.getI64IntegerAttr(0));
+    p.getDefiningOp()->setAttr(kSourceGemms, b.getI64IntegerAttr(0));
+  }
+  record(v, p, key);
+  return true;
+}
+
+/// How an operand of an op computed with a leading unit axis is had
+/// without it.
+enum class UnitForm {
+  None,     // it cannot be
+  AsIs,     // rank <= 2: broadcasting leaves it unchanged
+  Inner,    // Unsqueeze(a) at axis 0: a
+  Constant, // an f32 constant [1, ...]: reshaped
+  Squeezed, // a graph input [1, ...]: Squeeze(input)
+};
+
+static UnitForm unitForm(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t)
+    return UnitForm::None;
+  if (t.getRank() <= 2)
+    return UnitForm::AsIs;
+  if (t.getRank() != 3 || t.getDimSize(0) != 1)
+    return UnitForm::None;
+  if (auto un = v.getDefiningOp<od::UnsqueezeOp>()) {
+    auto dt = dyn_cast<RankedTensorType>(un.getData().getType());
+    return dt && dt.getRank() == 2 && rnn::unsqueezeAxis(un) == 0 ? UnitForm::Inner
+                                                              : UnitForm::None;
+  }
+  if (od::getConstantAttr(v))
+    return t.hasStaticShape() && t.getNumElements() <= kMaxUnitConstant &&
+                   t.getElementType().isF32() && od::getConstantF32(v)
+               ? UnitForm::Constant
+               : UnitForm::None;
+  // A state given as [1, batch, hidden], ONNX's layout for one direction.
+  return isa<BlockArgument>(v) ? UnitForm::Squeezed : UnitForm::None;
+}
+
+bool StepNormalizer::sinkUnitAxisOfSplit(od::SplitOp split) {
+  // Gates cut from a [1, B, G*H] pre-activation (x.chunk(4, -1)).
+  auto t = dyn_cast<RankedTensorType>(split.getInput().getType());
+  if (isReplaced(split) || !t || t.getRank() != 3 ||
+      unitForm(split.getInput()) != UnitForm::Inner)
+    return false;
+  int64_t axis = split.getAxis() < 0 ? split.getAxis() + 3 : split.getAxis();
+  if (axis < 1 || axis > 2)
+    return false;
+  for (Value part : split.getResults()) {
+    auto pt = dyn_cast<RankedTensorType>(part.getType());
+    if (!pt || pt.getRank() != 3 || pt.getDimSize(0) != 1)
+      return false;
+  }
+  OpBuilder b(split);
+  CollectInserted listener(created);
+  b.setListener(&listener);
+  auto n = cast<od::SplitOp>(b.clone(*split));
+  n->setOperand(0, split.getInput().getDefiningOp<od::UnsqueezeOp>().getData());
+  n.setAxis(axis - 1);
+  for (auto [part, newPart] : llvm::zip(split.getResults(), n.getResults())) {
+    auto pt = cast<RankedTensorType>(part.getType());
+    newPart.setType(
+        RankedTensorType::get(pt.getShape().drop_front(), pt.getElementType()));
+  }
+  for (auto [part, newPart] : llvm::zip(split.getResults(), n.getResults())) {
+    if (part.use_empty())
+      continue;
+    Value u = od::createUnsqueeze(b, split.getLoc(), consts, newPart, {0});
+    u.setType(part.getType());
+    record(part, u, n);
+  }
+  return true;
+}
+
+bool StepNormalizer::sinkUnitAxis(Operation *op) {
+  if (auto split = dyn_cast<od::SplitOp>(op))
+    return sinkUnitAxisOfSplit(split);
+  if (isReplaced(op) || op->getNumResults() != 1 || op->getNumRegions())
+    return false;
+  Value r = op->getResult(0);
+  auto rt = dyn_cast<RankedTensorType>(r.getType());
+  if (r.use_empty() || !rt || rt.getRank() != 3 || rt.getDimSize(0) != 1)
+    return false;
+  bool unary = op->hasTrait<od::traits::ElementwiseUnary>();
+  bool binary = op->hasTrait<od::traits::ElementwiseBroadcast>();
+  bool matmul = isa<od::MatMulOp>(op);
+  if ((!unary && !binary && !matmul) ||
+      op->getNumOperands() != (unary ? 1u : 2u))
+    return false;
+  // A MatMul by a matrix: only its left operand has the unit axis.
+  if (matmul &&
+      (rankOf(op->getOperand(0)) != 3 || rankOf(op->getOperand(1)) != 2))
+    return false;
+  // Each operand without the unit axis, one of them not a constant:
+  // sinking constants alone would fold nothing.
+  SmallVector<UnitForm> forms;
+  bool computed = false;
+  for (Value v : op->getOperands()) {
+    UnitForm f = unitForm(v);
+    if (f == UnitForm::None)
+      return false;
+    computed |= f != UnitForm::Constant && !od::getConstantAttr(v);
+    forms.push_back(f);
+  }
+  if (!computed)
+    return false;
+  OpBuilder b(op);
+  CollectInserted listener(created);
+  b.setListener(&listener);
+  Location loc = op->getLoc();
+  SmallVector<Value> ins;
+  for (auto [v, f] : llvm::zip(op->getOperands(), forms)) {
+    switch (f) {
+    case UnitForm::Inner:
+      ins.push_back(v.getDefiningOp<od::UnsqueezeOp>().getData());
+      break;
+    case UnitForm::Constant: {
+      auto t = cast<RankedTensorType>(v.getType());
+      ins.push_back(consts.getF32(loc, "unit_axis_dropped",
+                                  t.getShape().drop_front(),
+                                  od::getConstantF32(v)->values));
+      break;
+    }
+    case UnitForm::Squeezed:
+      ins.push_back(od::createSqueeze(b, loc, consts, v, {0}));
+      break;
+    default:
+      ins.push_back(v);
+    }
+  }
+  Operation *n = b.clone(*op);
+  for (auto [i, in] : llvm::enumerate(ins))
+    n->setOperand(i, in);
+  n->getResult(0).setType(
+      RankedTensorType::get(rt.getShape().drop_front(), rt.getElementType()));
+  Value u = od::createUnsqueeze(b, loc, consts, n->getResult(0), {0});
+  u.setType(rt);
+  record(r, u, n);
+  return true;
+}
+
+void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
+  if (rewrites.empty())
+    return;
+  DenseSet<Operation *> made;
+  SmallVector<Operation *> candidates;
+  for (Operation &op : func.front()) {
+    if (op.hasAttr(kMade)) {
+      made.insert(&op);
+      op.removeAttr(kMade);
+      op.removeAttr(kSourceNodes);
+      op.removeAttr(kSourceGemms);
+      candidates.push_back(&op);
+    }
+    if (op.hasAttr(kReplaced)) {
+      op.removeAttr(kReplaced);
+      candidates.push_back(&op);
+    }
+  }
+  // A rewrite whose marked op is still there: no cell took it. (Pointers
+  // are compared, never followed: `made` holds only live ops.)
+  for (Rewrite &r : llvm::reverse(rewrites))
+    if (made.contains(r.key) && made.contains(r.replOp))
+      r.repl.replaceAllUsesWith(r.orig);
+  od::eraseDeadOps(candidates, onErase);
+  rewrites.clear();
+  created.clear();
+  projections.clear();
+}
