@@ -581,6 +581,52 @@ def torch2_lstm_hoisted_dynamo():
         TORCH_LSTM_ORDER)
 
 
+class HoistedReverseGRU(nn.Module):
+    """A GRU written as torch.export decomposes nn.GRU, run backwards in time: one input projection
+    for all steps, h0 a graph input [1, B, H] (read by the recurrent product and by the update),
+    gates cut by chunk(3, -1); returns the stack in time order and the last state."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.w_ih = nn.Parameter(torch.randn(3 * H, I) * 0.3)
+        self.b_ih = nn.Parameter(torch.randn(3 * H) * 0.1)
+        self.w_hh = nn.Parameter(torch.randn(3 * H, H) * 0.3)
+        self.b_hh = nn.Parameter(torch.randn(3 * H) * 0.1)
+
+    def forward(self, x, h0):
+        pre = nn.functional.linear(x, self.w_ih, self.b_ih)
+        h, ys = h0, []
+        for t in reversed(range(x.shape[0])):
+            ir, iz, i_n = pre[t].chunk(3, -1)
+            hr, hz, h_n = nn.functional.linear(h, self.w_hh, self.b_hh).chunk(3, -1)
+            r = torch.sigmoid(ir + hr)
+            z = torch.sigmoid(iz + hz)
+            n = torch.tanh(i_n + r * h_n)
+            h = (h - n) * z + n
+            ys.insert(0, h)
+        return torch.cat(ys, 0), h
+
+
+def torch2_gru_hoisted_reverse_dynamo():
+    T, B, I, H = 4, 2, 3, 5
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(1, B, H))
+    f, got, note = export_dynamo("torch2_gru_hoisted_reverse_dynamo", HoistedReverseGRU(I, H), args,
+                                 ["x", "h0"], ["y", "h_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "A reverse GRU written as torch.export decomposes nn.GRU: one input projection for all "
+        "steps (a step cut by Gather), h0 a graph input [1, B, H] read by the recurrent product "
+        "and by the update, the state kept as [1, B, H], gates by chunk(3, -1); dynamo exporter "
+        "(%s)." % note,
+        {"x": [T, B, I], "h0": [1, B, H]},
+        {"y": [T, B, H], "h_n": [1, B, H]},
+        expect("gru", [layer("gru", T, H, I, direction="reverse", batch=B, time_major=True,
+                             initial_state="inputs", linear_before_reset=True,
+                             step_extraction="Gather of the hoisted projection")]),
+        TORCH_GRU_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -595,6 +641,7 @@ FIXTURES = [
     torch2_rnn_dynamo,
     torch2_rnn_bidir2_relu_dynamo,
     torch2_lstm_hoisted_dynamo,
+    torch2_gru_hoisted_reverse_dynamo,
 ]
 
 

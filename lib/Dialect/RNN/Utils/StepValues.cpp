@@ -496,9 +496,15 @@ bool StepNormalizer::sinkUnitAxis(Operation *op) {
                                   od::getConstantF32(v)->values));
       break;
     }
-    case UnitForm::Squeezed:
-      ins.push_back(od::createSqueeze(b, loc, consts, v, {0}));
+    case UnitForm::Squeezed: {
+      // One Squeeze per input, before its first reader (ops are rewritten
+      // in program order): every reader of the state reads one value.
+      Value &sq = squeezedInputs[v];
+      if (!sq)
+        sq = od::createSqueeze(b, loc, consts, v, {0});
+      ins.push_back(sq);
       break;
+    }
     default:
       ins.push_back(v);
     }
@@ -541,4 +547,5 @@ void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
   rewrites.clear();
   created.clear();
   projections.clear();
+  squeezedInputs.clear();
 }

@@ -95,6 +95,8 @@ private:
   llvm::SmallVector<mlir::Operation *> created;
   /// The projections a step was pushed into (counted once in reports).
   llvm::DenseSet<mlir::Operation *> projections;
+  /// Each graph input [1, ...] squeezed once.
+  llvm::DenseMap<mlir::Value, mlir::Value> squeezedInputs;
 };
 
 } // namespace lstm_opt::rnn
