@@ -564,3 +564,56 @@ func.func @unit_axis_without_recurrence(%x: tensor<2x1x2xf32>, %h0: tensor<1x1x2
   %t0 = onnx.Tanh(%m0) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
   return %g0, %t0 : tensor<1x2xf32>, tensor<1x1x2xf32>
 }
+
+// -----
+
+// An LSTM in the same form (h0 and c0 graph inputs [1, B, H], the gates cut
+// by a Split on the feature axis of the [1, B, 4H] pre-activation, the step's
+// projection cut by a Gather): the Split is cut without the unit axis too,
+// and each input [1, B, H] is squeezed once.
+
+// CHECK-LABEL: func.func @unit_axis_split
+// CHECK: %[[X0:.*]] = onnx.Gather(%arg0,
+// CHECK: %[[H0:.*]] = onnx.Squeeze(%arg1
+// CHECK: %[[C0:.*]] = onnx.Squeeze(%arg2
+// CHECK: %[[H1:.*]], %[[C1:.*]] = rnn.lstm_cell %[[X0]], %[[H0]], %[[C0]], {{.*}} {rnn.source_gemms = 2 : i64, rnn.source_nodes = 12 : i64}
+// CHECK: %[[X1:.*]] = onnx.Gather(%arg0,
+// CHECK: rnn.lstm_cell %[[X1]], %[[H1]], %[[C1]], {{.*}} {rnn.source_gemms = 1 : i64, rnn.source_nodes = 11 : i64}
+// CHECK-NOT: onnx.Split
+// CHECK-NOT: onnx.Sigmoid
+func.func @unit_axis_split(%x: tensor<2x1x1xf32>, %h0: tensor<1x1x1xf32>, %c0: tensor<1x1x1xf32>) -> tensor<2x1x1xf32> {
+  %wih = onnx.initializer "w_ih_t" dense<[[1.0, 2.0, 3.0, 4.0]]> : tensor<1x4xf32>
+  %whh = onnx.initializer "w_hh_t" dense<[[0.1, 0.2, 0.3, 0.4]]> : tensor<1x4xf32>
+  %none = onnx.none
+  %i0 = onnx.initializer "i0" dense<0> : tensor<i64>
+  %i1 = onnx.initializer "i1" dense<1> : tensor<i64>
+  %p = onnx.MatMul(%x, %wih) : (tensor<2x1x1xf32>, tensor<1x4xf32>) -> tensor<2x1x4xf32>
+  %p0 = onnx.Gather(%p, %i0) : (tensor<2x1x4xf32>, tensor<i64>) -> tensor<1x4xf32>
+  %m0 = onnx.MatMul(%h0, %whh) : (tensor<1x1x1xf32>, tensor<1x4xf32>) -> tensor<1x1x4xf32>
+  %g0 = onnx.Add(%p0, %m0) : (tensor<1x4xf32>, tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
+  %i_0, %f_0, %gg_0, %o_0 = onnx.Split(%g0, %none) {axis = 2 : i64, num_outputs = 4 : i64} : (tensor<1x1x4xf32>, none) -> (tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>)
+  %si0 = onnx.Sigmoid(%i_0) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %sf0 = onnx.Sigmoid(%f_0) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %tg0 = onnx.Tanh(%gg_0) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %so0 = onnx.Sigmoid(%o_0) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %fc0 = onnx.Mul(%sf0, %c0) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %ig0 = onnx.Mul(%si0, %tg0) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %c1 = onnx.Add(%fc0, %ig0) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %tc1 = onnx.Tanh(%c1) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %h1 = onnx.Mul(%so0, %tc1) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %p1 = onnx.Gather(%p, %i1) : (tensor<2x1x4xf32>, tensor<i64>) -> tensor<1x4xf32>
+  %m1 = onnx.MatMul(%h1, %whh) : (tensor<1x1x1xf32>, tensor<1x4xf32>) -> tensor<1x1x4xf32>
+  %g1 = onnx.Add(%p1, %m1) : (tensor<1x4xf32>, tensor<1x1x4xf32>) -> tensor<1x1x4xf32>
+  %i_1, %f_1, %gg_1, %o_1 = onnx.Split(%g1, %none) {axis = 2 : i64, num_outputs = 4 : i64} : (tensor<1x1x4xf32>, none) -> (tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>, tensor<1x1x1xf32>)
+  %si1 = onnx.Sigmoid(%i_1) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %sf1 = onnx.Sigmoid(%f_1) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %tg1 = onnx.Tanh(%gg_1) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %so1 = onnx.Sigmoid(%o_1) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %fc1 = onnx.Mul(%sf1, %c1) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %ig1 = onnx.Mul(%si1, %tg1) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %c2 = onnx.Add(%fc1, %ig1) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %tc2 = onnx.Tanh(%c2) : (tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %h2 = onnx.Mul(%so1, %tc2) : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<1x1x1xf32>
+  %y = onnx.Concat(%h1, %h2) {axis = 0 : i64} : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<2x1x1xf32>
+  return %y : tensor<2x1x1xf32>
+}
