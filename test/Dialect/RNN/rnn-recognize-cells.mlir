@@ -617,3 +617,43 @@ func.func @unit_axis_split(%x: tensor<2x1x1xf32>, %h0: tensor<1x1x1xf32>, %c0: t
   %y = onnx.Concat(%h1, %h2) {axis = 0 : i64} : (tensor<1x1x1xf32>, tensor<1x1x1xf32>) -> tensor<2x1x1xf32>
   return %y : tensor<2x1x1xf32>
 }
+
+// -----
+
+// The zero initial state as the exporter leaves it past its folding limits:
+// a constant [1, B, H] multiplied by a transposed R at the first step. The
+// product of constants is computed without the unit axis too, and the step
+// is the chain's first.
+
+// CHECK-LABEL: func.func @unit_axis_unfolded_zero_state
+// CHECK: %[[C0:.*]] = rnn.rnn_cell
+// CHECK: rnn.rnn_cell %{{.*}}, %[[C0]],
+// CHECK-NOT: onnx.Tanh
+func.func @unit_axis_unfolded_zero_state(%x: tensor<2x1x2xf32>) -> tensor<2x1x2xf32> {
+  %wih = onnx.initializer "w_ih_t" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %bih = onnx.initializer "b_ih" dense<[0.5, 0.25]> : tensor<2xf32>
+  %whh = onnx.initializer "w_hh" dense<[[0.1, 0.3], [0.2, 0.4]]> : tensor<2x2xf32>
+  %bhh = onnx.initializer "b_hh" dense<[0.125, 0.0625]> : tensor<2xf32>
+  %zero = onnx.initializer "unsqueeze" dense<0.0> : tensor<1x1x2xf32>
+  %none = onnx.none
+  %a0 = onnx.initializer "a0" dense<0> : tensor<1xi64>
+  %a1 = onnx.initializer "a1" dense<1> : tensor<1xi64>
+  %a2 = onnx.initializer "a2" dense<2> : tensor<1xi64>
+  %p = onnx.MatMul(%x, %wih) : (tensor<2x1x2xf32>, tensor<2x2xf32>) -> tensor<2x1x2xf32>
+  %lin = onnx.Add(%p, %bih) : (tensor<2x1x2xf32>, tensor<2xf32>) -> tensor<2x1x2xf32>
+  %s0 = onnx.Slice(%lin, %a0, %a1, %a0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %g0 = onnx.Squeeze(%s0, %a0) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %s1 = onnx.Slice(%lin, %a1, %a2, %a0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %g1 = onnx.Squeeze(%s1, %a0) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %rt = onnx.Transpose(%whh) {perm = array<i64: 1, 0>} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %m0 = onnx.MatMul(%zero, %rt) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+  %l0 = onnx.Add(%m0, %bhh) : (tensor<1x1x2xf32>, tensor<2xf32>) -> tensor<1x1x2xf32>
+  %z0 = onnx.Add(%l0, %g0) : (tensor<1x1x2xf32>, tensor<1x2xf32>) -> tensor<1x1x2xf32>
+  %t0 = onnx.Tanh(%z0) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %m1 = onnx.MatMul(%t0, %rt) : (tensor<1x1x2xf32>, tensor<2x2xf32>) -> tensor<1x1x2xf32>
+  %l1 = onnx.Add(%m1, %bhh) : (tensor<1x1x2xf32>, tensor<2xf32>) -> tensor<1x1x2xf32>
+  %z1 = onnx.Add(%l1, %g1) : (tensor<1x1x2xf32>, tensor<1x2xf32>) -> tensor<1x1x2xf32>
+  %t1 = onnx.Tanh(%z1) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%t0, %t1) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  return %y : tensor<2x1x2xf32>
+}

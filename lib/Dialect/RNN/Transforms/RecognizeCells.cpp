@@ -665,6 +665,9 @@ void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
     consts->forget(op);
   };
   SmallVector<Operation *> work(ops.begin(), ops.end());
+  // `ops` are live: an older entry at one's address is stale.
+  for (Operation *op : ops)
+    erasedOps.erase(op);
   while (true) {
     od::eraseDeadOps(work, onErase);
     // An activation kept as onnx.node (Softsign, Elu, ...; unknown effects
@@ -1461,8 +1464,10 @@ void CellRecognizer::matchRNNCells() {
   SmallVector<Operation *> acts;
   func.walk([&](Operation *op) {
     if (isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op) &&
-        !rnn::StepNormalizer::isReplaced(op))
+        !rnn::StepNormalizer::isReplaced(op)) {
       acts.push_back(op);
+      erasedOps.erase(op); // live: an older entry at its address is stale
+    }
   });
   for (Operation *op : acts) {
     if (erasedOps.contains(op))
@@ -2571,8 +2576,13 @@ void CellRecognizer::run() {
     if (!init->use_empty() && !init.getGraphInput())
       usedBefore.push_back(init);
   llvm::scope_exit dropUnused([&] {
+    // (Liveness from the block, not from erasedOps: an erased op's address
+    // may since hold a new op.)
+    DenseSet<Operation *> live;
+    for (Operation &op : func.front())
+      live.insert(&op);
     for (od::InitializerOp init : usedBefore)
-      if (!erasedOps.contains(init) && init->use_empty())
+      if (live.contains(init) && init->use_empty())
         init->erase();
   });
   // Dead nodes first (a hand-written graph may compute a gate it then does
@@ -2616,6 +2626,9 @@ void CellRecognizer::run() {
           !rnn::StepNormalizer::isReplaced(op))
         anchors.push_back(op);
     });
+    // A live op at the address of one erased before is not erased.
+    for (Operation *anchor : anchors)
+      erasedOps.erase(anchor);
     for (Operation *anchor : anchors)
       // A match erases the nodes it replaced, later anchors among them.
       if (!erasedOps.contains(anchor))

@@ -466,19 +466,16 @@ bool StepNormalizer::sinkUnitAxis(Operation *op) {
   if (matmul &&
       (rankOf(op->getOperand(0)) != 3 || rankOf(op->getOperand(1)) != 2))
     return false;
-  // Each operand without the unit axis, one of them not a constant:
-  // sinking constants alone would fold nothing.
+  // Each operand without the unit axis. (All of them may be constants: an
+  // exporter that stops folding at some size leaves the first step's
+  // MatMul(zero state, R) [1, B, H] to run.)
   SmallVector<UnitForm> forms;
-  bool computed = false;
   for (Value v : op->getOperands()) {
     UnitForm f = unitForm(v);
     if (f == UnitForm::None)
       return false;
-    computed |= f != UnitForm::Constant && !od::getConstantAttr(v);
     forms.push_back(f);
   }
-  if (!computed)
-    return false;
   OpBuilder b(op);
   CollectInserted listener(created);
   b.setListener(&listener);
