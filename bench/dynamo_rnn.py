@@ -25,7 +25,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 
 import numpy as np
@@ -34,6 +33,7 @@ import onnxruntime as ort
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
+from ort_unrolled_vs_fused import median_ms, session  # noqa: E402
 from roundtrip_scale import cpu_name  # noqa: E402
 
 # (T, B, I, H, layers, bidirectional, nonlinearity)
@@ -64,25 +64,6 @@ def export(path, t, b, i, h, layers, bidir, act):
         torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["y"],
                           dynamo=True, external_data=False, verbose=False)
         logging.disable(logging.NOTSET)
-
-
-def session(path, threads):
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.log_severity_level = 3
-    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
-
-
-def median_ms(sess, feeds, runs):
-    for _ in range(3):
-        sess.run(None, feeds)
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        sess.run(None, feeds)
-        times.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(times))
 
 
 def main():
@@ -122,7 +103,7 @@ def main():
         ours = np.load(npz_out)["y"]
         m = re.search(r"median_ms: ([0-9.eE+-]+)", run.stdout + run.stderr)
         t_run = float(m.group(1))
-        t_orig, t_fused = median_ms(so, feeds, a.runs), median_ms(sf, feeds, a.runs)
+        t_orig, t_fused = median_ms(so, feeds, a.runs)[0], median_ms(sf, feeds, a.runs)[0]
         print(f"| {t}, {b}, {i}, {h}, {layers}{' bidir' if bidir else ''} {act} | {nodes} "
               f"| {t_orig:.3f} | {t_fused:.3f} | {t_run:.3f} | {t_orig / t_fused:.1f}x "
               f"| {t_orig / t_run:.1f}x | {np.abs(ref - got).max():.1e}, "

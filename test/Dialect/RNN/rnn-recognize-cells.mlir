@@ -657,3 +657,26 @@ func.func @unit_axis_unfolded_zero_state(%x: tensor<2x1x2xf32>) -> tensor<2x1x2x
   %y = onnx.Concat(%t0, %t1) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
   return %y : tensor<2x1x2xf32>
 }
+
+// -----
+
+// SequenceAt(SplitToSequence(x, 2, axis 1), i) is the Slice of part i (the
+// dynamo exporter without its optimizer writes torch's chunk this way), read
+// so only where a cell takes it: here no cell follows, and the sequence
+// nodes stay exactly as they were.
+
+// CHECK-LABEL: func.func @sequence_at_alone
+// CHECK-NEXT: %[[S:.*]] = onnx.initializer "s"
+// CHECK-NEXT: %[[I:.*]] = onnx.initializer "i"
+// CHECK-NEXT: %[[Q:.*]] = onnx.node "SplitToSequence"(%arg0, %[[S]])
+// CHECK-NEXT: %[[A:.*]] = onnx.node "SequenceAt"(%[[Q]], %[[I]])
+// CHECK-NEXT: %[[T:.*]] = onnx.Tanh(%[[A]])
+// CHECK-NEXT: return %[[T]]
+func.func @sequence_at_alone(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  %s = onnx.initializer "s" dense<2> : tensor<i64>
+  %i = onnx.initializer "i" dense<1> : tensor<i64>
+  %seq = onnx.node "SplitToSequence"(%x, %s) {attrs = {axis = 1 : i64}} : (tensor<2x4xf32>, tensor<i64>) -> !onnx.seq<tensor<2x2xf32>>
+  %p = onnx.node "SequenceAt"(%seq, %i) : (!onnx.seq<tensor<2x2xf32>>, tensor<i64>) -> tensor<2x2xf32>
+  %t = onnx.Tanh(%p) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %t : tensor<2x2xf32>
+}

@@ -100,8 +100,9 @@ def _strip_source_locations(model):
     clean(model.metadata_props)
 
 
-def export_dynamo(name, model, args, input_names, output_names):
+def export_dynamo(name, model, args, input_names, output_names, optimize=True):
     """Dynamo exporter (torch.export + onnxscript) at its default opset; opset 18 if that fails.
+    optimize=False skips the exporter's graph optimizer (torch.onnx.export's own option).
 
     Returns (file, opset, note) where note says which opset request worked."""
     path = _path(name)
@@ -119,6 +120,7 @@ def export_dynamo(name, model, args, input_names, output_names):
                     opset_version=opset,
                     dynamo=True,
                     external_data=False,
+                    optimize=optimize,
                     verbose=False,
                 )
         except Exception as ex:  # noqa: BLE001
@@ -627,6 +629,24 @@ def torch2_gru_hoisted_reverse_dynamo():
         TORCH_GRU_ORDER)
 
 
+def torch2_lstmcell_dynamo_noopt():
+    T, B, I, H = 4, 2, 5, 7
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, H), torch.randn(B, H))
+    f, got, note = export_dynamo("torch2_lstmcell_dynamo_noopt", LSTMCellLoop(I, H), args,
+                                 ["x", "h0", "c0"], ["y", "h_n", "c_n"], optimize=False)
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.LSTMCell loop as torch2_lstmcell_dynamo, exported with optimize=False: the gates "
+        "cut by SplitToSequence + SequenceAt (torch's chunk before the optimizer makes it a "
+        "Split), Constant nodes, no constant folding (%s)." % note,
+        {"x": [T, B, I], "h0": [B, H], "c0": [B, H]},
+        {"y": [T, B, H], "h_n": [B, H], "c_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="inputs",
+                              step_extraction="Gather axis 0")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -642,6 +662,7 @@ FIXTURES = [
     torch2_rnn_bidir2_relu_dynamo,
     torch2_lstm_hoisted_dynamo,
     torch2_gru_hoisted_reverse_dynamo,
+    torch2_lstmcell_dynamo_noopt,
 ]
 
 

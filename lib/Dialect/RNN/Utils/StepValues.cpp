@@ -3,6 +3,7 @@
 #include "lstm-opt/Dialect/RNN/Utils/StepValues.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <limits>
@@ -258,6 +259,8 @@ int64_t StepNormalizer::apply() {
   for (Operation &op : func.front())
     ops.push_back(&op);
   int64_t n = 0;
+  for (Operation *op : ops)
+    n += sliceSequenceAt(op);
   // Projections first: a step's sum then reads the step's own product.
   for (Operation *op : ops)
     n += pushStepIntoProjection(op);
@@ -279,6 +282,108 @@ static bool isStepInvariantBias(Value v) {
   auto t = dyn_cast<RankedTensorType>(od::skipIdentities(v).getType());
   return t && t.getRank() <= 1 && t.getElementType().isF32() &&
          od::getConstantAttr(v);
+}
+
+/// An ONNX node of the default domain of type `type`, else null.
+static od::NodeOp defaultNode(Operation *op, StringRef type) {
+  auto n = dyn_cast_or_null<od::NodeOp>(op);
+  return n && (n.getDomain().empty() || n.getDomain() == "ai.onnx") &&
+                 n.getOpType() == type
+             ? n
+             : od::NodeOp();
+}
+
+static std::optional<int64_t> intAttr(od::NodeOp n, StringRef name,
+                                      int64_t dflt) {
+  if (!n.getAttrs() || !n.getAttrs()->get(name))
+    return dflt;
+  auto a = dyn_cast<IntegerAttr>(n.getAttrs()->get(name));
+  return a ? std::optional<int64_t>(a.getInt()) : std::nullopt;
+}
+
+bool StepNormalizer::sliceSequenceAt(Operation *op) {
+  // SequenceAt(SplitToSequence(x, split, axis), i), i constant: torch's
+  // chunk without the exporter's optimizer (optimize=False).
+  od::NodeOp at = defaultNode(op, "SequenceAt");
+  if (!at || at.getInputs().size() != 2 || op->getNumResults() != 1 ||
+      op->getResult(0).use_empty())
+    return false;
+  od::NodeOp split =
+      defaultNode(at.getInputs()[0].getDefiningOp(), "SplitToSequence");
+  auto pos = single(od::getConstantInts(at.getInputs()[1]));
+  auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!split || !pos || !rt || split.getInputs().empty() ||
+      split.getInputs().size() > 2)
+    return false;
+  Value x = split.getInputs()[0];
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto axisAttr = intAttr(split, "axis", 0);
+  auto keepdims = intAttr(split, "keepdims", 1);
+  if (!xt || !axisAttr || !keepdims)
+    return false;
+  int64_t rank = xt.getRank();
+  int64_t axis = *axisAttr < 0 ? *axisAttr + rank : *axisAttr;
+  if (axis < 0 || axis >= rank || xt.isDynamicDim(axis))
+    return false;
+  int64_t dim = xt.getDimSize(axis);
+  // The parts' sizes: `split` as one size (the last part the rest) or one
+  // size a part; without it, parts of one, the axis kept per `keepdims`.
+  SmallVector<int64_t> sizes;
+  bool squeeze = false;
+  if (split.getInputs().size() == 2 &&
+      !isa<NoneType>(split.getInputs()[1].getType())) {
+    auto given = od::getConstantInts(split.getInputs()[1]);
+    auto gt = dyn_cast<RankedTensorType>(split.getInputs()[1].getType());
+    if (!given || !gt || given->empty())
+      return false;
+    if (gt.getRank() == 0) {
+      int64_t s = (*given)[0];
+      if (s <= 0)
+        return false;
+      for (int64_t at = 0; at < dim; at += s)
+        sizes.push_back(std::min(s, dim - at));
+    } else {
+      sizes.assign(given->begin(), given->end());
+    }
+  } else {
+    sizes.assign(dim, 1);
+    squeeze = *keepdims == 0;
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return false;
+    total += s;
+  }
+  int64_t parts = sizes.size();
+  int64_t i = *pos < 0 ? *pos + parts : *pos;
+  if (total != dim || i < 0 || i >= parts)
+    return false;
+  int64_t start = 0;
+  for (int64_t k = 0; k < i; ++k)
+    start += sizes[k];
+  OpBuilder b(op);
+  CollectInserted listener(created);
+  b.setListener(&listener);
+  Location loc = op->getLoc();
+  Value part = od::createSliceAxis(b, loc, consts, x, axis, start,
+                                   start + sizes[i]);
+  Operation *key = part.getDefiningOp();
+  if (squeeze)
+    part = od::createSqueeze(b, loc, consts, part, {axis});
+  if (part.getType() != rt) {
+    // The declared type must be the part's; otherwise leave the node.
+    auto pt = cast<RankedTensorType>(part.getType());
+    if (failed(verifyCompatibleShape(pt.getShape(), rt.getShape())) ||
+        pt.getElementType() != rt.getElementType())
+      return false; // (what was made is dead and erased at settle)
+    part.setType(rt);
+  }
+  sequenceNodes.push_back(op);
+  if (!llvm::is_contained(sequenceNodes, split.getOperation()))
+    sequenceNodes.push_back(split);
+  record(op->getResult(0), part, key);
+  return true;
 }
 
 /// The length of `axis` when `flip` reverses its data along it and keeps
@@ -541,7 +646,26 @@ void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
     if (made.contains(r.key) && made.contains(r.replOp))
       r.repl.replaceAllUsesWith(r.orig);
   od::eraseDeadOps(candidates, onErase);
+  // Sequence nodes are onnx.node (unknown effects to eraseDeadOps): those
+  // a kept rewrite left without a reader go here, SequenceAt first.
+  for (StringRef type : {"SequenceAt", "SplitToSequence"}) {
+    SmallVector<Operation *> dead;
+    for (Operation &op : func.front())
+      if (defaultNode(&op, type) && op.use_empty() &&
+          llvm::is_contained(sequenceNodes, &op))
+        dead.push_back(&op);
+    for (Operation *op : dead) {
+      SmallVector<Operation *> defs;
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          defs.push_back(def);
+      onErase(op);
+      op->erase();
+      od::eraseDeadOps(defs, onErase);
+    }
+  }
   rewrites.clear();
+  sequenceNodes.clear();
   created.clear();
   projections.clear();
   squeezedInputs.clear();

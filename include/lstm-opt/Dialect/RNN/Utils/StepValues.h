@@ -83,6 +83,7 @@ private:
     /// rewrite (compared, never followed: a cell may have erased them).
     mlir::Operation *replOp, *key;
   };
+  bool sliceSequenceAt(mlir::Operation *op);
   bool pushStepIntoProjection(mlir::Operation *op);
   bool sinkUnitAxis(mlir::Operation *op);
   bool sinkUnitAxisOfSplit(onnx::SplitOp split);
@@ -95,6 +96,9 @@ private:
   llvm::SmallVector<mlir::Operation *> created;
   /// The projections a step was pushed into (counted once in reports).
   llvm::DenseSet<mlir::Operation *> projections;
+  /// The SequenceAt/SplitToSequence nodes a rewrite read (never erased by
+  /// the recogniser: unknown effects); settle erases those left dead.
+  llvm::SmallVector<mlir::Operation *> sequenceNodes;
   /// Each graph input [1, ...] squeezed once.
   llvm::DenseMap<mlir::Value, mlir::Value> squeezedInputs;
 };
