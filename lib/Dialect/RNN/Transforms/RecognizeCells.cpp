@@ -2579,8 +2579,8 @@ void CellRecognizer::run() {
     // (Liveness from the block, not from erasedOps: an erased op's address
     // may since hold a new op.)
     DenseSet<Operation *> live;
-    for (Operation &op : func.front())
-      live.insert(&op);
+    for (auto init : func.front().getOps<od::InitializerOp>())
+      live.insert(init);
     for (od::InitializerOp init : usedBefore)
       if (live.contains(init) && init->use_empty())
         init->erase();
