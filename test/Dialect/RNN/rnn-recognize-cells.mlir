@@ -336,6 +336,43 @@ func.func @gru_expanded_zero_state(%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
 
 // -----
 
+// A first step whose zero state the exporter folded into two constants, one
+// read by the recurrent product and one by the update (PyTorch's
+// TorchScript exporter on an nn.GRUCell loop from torch.zeros): both are
+// the same zero state.
+
+// CHECK-LABEL: func.func @gru_two_zero_states
+// CHECK-DAG: %[[BR:.*]] = onnx.initializer "gru_Br" dense<[0.000000e+00, 0.000000e+00, 6.000000e-01]>
+// CHECK-DAG: %[[H:.*]] = onnx.Constant() {value = dense<0.000000e+00> : tensor<1x1xf32>}
+// CHECK: rnn.gru_cell %arg0, %[[H]], %{{.*}}, %{{.*}}, %{{.*}}, %[[BR]] {linear_before_reset, rnn.source_gemms = 2 : i64, rnn.source_nodes = 14 : i64}
+// CHECK-NOT: onnx.Tanh
+func.func @gru_two_zero_states(%x: tensor<1x2xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "w_ih" dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %r = onnx.initializer "w_hh" dense<[[0.1], [0.2], [0.3]]> : tensor<3x1xf32>
+  %bi = onnx.initializer "b_ih" dense<[0.1, 0.2, 0.3]> : tensor<3xf32>
+  %bh = onnx.initializer "b_hh" dense<[0.4, 0.5, 0.6]> : tensor<3xf32>
+  %za = onnx.Constant() {value = dense<0.0> : tensor<1x1xf32>} : () -> tensor<1x1xf32>
+  %zb = onnx.Constant() {value = dense<0.0> : tensor<1x1xf32>} : () -> tensor<1x1xf32>
+  %none = onnx.none
+  %gx = onnx.Gemm(%x, %w, %bi) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.Gemm(%za, %r, %bh) {transB = 1 : i64} : (tensor<1x1xf32>, tensor<3x1xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  %xr, %xz, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hr, %hz, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %ar = onnx.Add(%hr, %xr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %az = onnx.Add(%hz, %xz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%hn, %rr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %d = onnx.Sub(%zb, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %dz = onnx.Mul(%d, %z) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%dz, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
 // An ONNX LSTM with peepholes and input_forget: P [1, 3H] moves from ONNX's
 // i, o, f to the canonical i, f, o; input_forget stays on the layer.
 

@@ -173,9 +173,14 @@ func.func @slice_all_axes(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor
 // -----
 
 // A Slice over every axis that also cuts the features (ends [1, t + 1, 2]
-// of I = 3) is not step t of x: each cell stays a one-step layer.
+// of I = 3) is not step t of x: the steps' inputs are stacked as computed
+// values (Concat of the two cuts), not read as x's time slices.
 // CHECK-LABEL: func.func @slice_cuts_features
-// CHECK-COUNT-2: rnn.sequence lstm forward {{.*}} -> (tensor<1x1x1x2xf32>
+// CHECK: %[[P0:.*]] = onnx.Slice(%arg0
+// CHECK: %[[P1:.*]] = onnx.Slice(%arg0
+// CHECK: %[[X:.*]] = onnx.Concat(%[[P0]], %[[P1]]) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+// CHECK: rnn.sequence lstm forward %[[X]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: rnn.sequence
 func.func @slice_cuts_features(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: tensor<1x2xf32>) -> tensor<1x2xf32> {
   %w = onnx.initializer "W" dense<0.1> : tensor<8x2xf32>
   %r = onnx.initializer "R" dense<0.2> : tensor<8x2xf32>
@@ -189,12 +194,10 @@ func.func @slice_cuts_features(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: t
   %none = onnx.none
   %p0 = onnx.Slice(%x, %st0, %en0, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x2xf32>
   %x0 = onnx.Squeeze(%p0, %sq) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
-  // expected-remark @+2 {{not rolled into a layer: the step inputs are not consecutive slices of one tensor}}
-  // expected-remark @+1 {{fused LSTM layer: 1 steps, forward}}
+  // expected-remark @+1 {{fused LSTM layer: 2 steps, forward}}
   %h1, %c1 = rnn.lstm_cell %x0, %h, %c, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
   %p1 = onnx.Slice(%x, %st1, %en1, %axes, %none) : (tensor<1x2x3xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, none) -> tensor<1x1x2xf32>
   %x1 = onnx.Squeeze(%p1, %sq) : (tensor<1x1x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
-  // expected-remark @+1 {{fused LSTM layer: 1 steps, forward}}
   %h2, %c2 = rnn.lstm_cell %x1, %h1, %c1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>, tensor<8x2xf32>, tensor<8x2xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>)
   return %h2 : tensor<1x2xf32>
 }
@@ -202,16 +205,15 @@ func.func @slice_cuts_features(%x: tensor<1x2x3xf32>, %h: tensor<1x2xf32>, %c: t
 // -----
 
 // A stacked Unsqueeze that is read elsewhere too (torch.export's RNN returns
-// the last one as h_n): the stack still becomes Y; the other reader keeps
-// the Unsqueeze, of h_n.
+// the last one as h_n): the stack still becomes Y; the other reader reads
+// h_n, which is that Unsqueeze of the last state.
 
 // CHECK-LABEL: func.func @stack_read_twice
 // CHECK: %[[Y:[a-zA-Z0-9_]+]], %[[HN:[a-zA-Z0-9_]+]] = rnn.sequence rnn forward %arg0
 // CHECK: %[[YS:.*]] = onnx.Squeeze(%[[Y]]
-// CHECK: %[[H:.*]] = onnx.Squeeze(%[[HN]]
-// CHECK: %[[U:.*]] = onnx.Unsqueeze(%[[H]]
 // CHECK-NOT: onnx.Concat
-// CHECK: return %[[YS]], %[[U]]
+// CHECK-NOT: onnx.Squeeze
+// CHECK: return %[[YS]], %[[HN]]
 func.func @stack_read_twice(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> (tensor<2x1x2xf32>, tensor<1x1x2xf32>) {
   %w = onnx.initializer "W" dense<0.1> : tensor<2x3xf32>
   %r = onnx.initializer "R" dense<0.2> : tensor<2x2xf32>
@@ -228,4 +230,210 @@ func.func @stack_read_twice(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> (tens
   %u2 = onnx.Unsqueeze(%h2, %ax) : (tensor<1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
   %y = onnx.Concat(%u1, %u2) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
   return %y, %u2 : tensor<2x1x2xf32>, tensor<1x1x2xf32>
+}
+
+// -----
+
+// Step inputs computed inside the loop, the same way at every step (here a
+// ReLU of each step's slice): computed once for all steps, over the slices'
+// tensor.
+// CHECK-LABEL: func.func @computed_step_inputs
+// CHECK: %[[R:.*]] = onnx.Relu(%arg0) : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+// CHECK: rnn.sequence gru forward %[[R]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: rnn.gru_cell
+// CHECK-NOT: onnx.Gather
+func.func @computed_step_inputs(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<6x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<6xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %g0 = onnx.Gather(%x, %i0) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x0 = onnx.Relu(%g0) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %h1 = rnn.gru_cell %x0, %h, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  %g1 = onnx.Gather(%x, %i1) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x1 = onnx.Relu(%g1) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %h2 = rnn.gru_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// Step inputs computed differently at each step cannot be computed at once:
+// what computes step 1's input, written after step 0, moves before the
+// layer, and the inputs are stacked.
+// CHECK-LABEL: func.func @computed_step_inputs_differ
+// CHECK: %[[X0:.*]] = onnx.Gather(%arg0
+// CHECK: %[[R0:.*]] = onnx.Relu(%[[X0]])
+// CHECK: %[[X1:.*]] = onnx.Gather(%arg0
+// CHECK: %[[R1:.*]] = onnx.Tanh(%[[X1]])
+// CHECK: %[[U0:.*]] = onnx.Unsqueeze(%[[R0]]
+// CHECK: %[[U1:.*]] = onnx.Unsqueeze(%[[R1]]
+// CHECK: %[[S:.*]] = onnx.Concat(%[[U0]], %[[U1]]) {axis = 0 : i64} : (tensor<1x1x3xf32>, tensor<1x1x3xf32>) -> tensor<2x1x3xf32>
+// CHECK: rnn.sequence gru forward %[[S]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: rnn.gru_cell
+func.func @computed_step_inputs_differ(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<6x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<6xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %g0 = onnx.Gather(%x, %i0) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x0 = onnx.Relu(%g0) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %h1 = rnn.gru_cell %x0, %h, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  %g1 = onnx.Gather(%x, %i1) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x1 = onnx.Tanh(%g1) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %h2 = rnn.gru_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// An embedding and a projection of each step's token, batch-major tokens
+// [B, T] read as tokens[:, t]: one Gather of the table at all tokens
+// (time first), one MatMul by the transposed weight, one Add of the bias.
+// CHECK-LABEL: func.func @batched_embedding_projection
+// CHECK-DAG: %[[WT:.*]] = onnx.initializer "batched_gemm_B" dense<{{\[}}[1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: %[[T:.*]] = onnx.Transpose(%arg0) {perm = array<i64: 1, 0>} : (tensor<1x2xi64>) -> tensor<2x1xi64>
+// CHECK: %[[E:.*]] = onnx.Gather(%{{.*}}, %[[T]]) : (tensor<5x2xf32>, tensor<2x1xi64>) -> tensor<2x1x2xf32>
+// CHECK: %[[M:.*]] = onnx.MatMul(%[[E]], %[[WT]]) : (tensor<2x1x2xf32>, tensor<2x2xf32>) -> tensor<2x1x2xf32>
+// CHECK: %[[X:.*]] = onnx.Add(%[[M]], %{{.*}}) : (tensor<2x1x2xf32>, tensor<2xf32>) -> tensor<2x1x2xf32>
+// CHECK: rnn.sequence rnn forward %[[X]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: onnx.Gemm
+func.func @batched_embedding_projection(%tok: tensor<1x2xi64>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %emb = onnx.initializer "emb" dense<0.5> : tensor<5x2xf32>
+  %pw = onnx.initializer "pw" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %pb = onnx.initializer "pb" dense<[0.1, 0.2]> : tensor<2xf32>
+  %w = onnx.initializer "W" dense<0.1> : tensor<2x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<2x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<2xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %t0 = onnx.Gather(%tok, %i0) {axis = 1 : i64} : (tensor<1x2xi64>, tensor<i64>) -> tensor<1xi64>
+  %e0 = onnx.Gather(%emb, %t0) : (tensor<5x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %x0 = onnx.Gemm(%e0, %pw, %pb) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  // expected-remark @+1 {{fused RNN layer: 2 steps, forward, hidden 2}}
+  %h1 = rnn.rnn_cell %x0, %h, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %t1 = onnx.Gather(%tok, %i1) {axis = 1 : i64} : (tensor<1x2xi64>, tensor<i64>) -> tensor<1xi64>
+  %e1 = onnx.Gather(%emb, %t1) : (tensor<5x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %x1 = onnx.Gemm(%e1, %pw, %pb) {transB = 1 : i64} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h2 = rnn.rnn_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// A step input computed from an earlier step's state (a decoder feeding its
+// output back) cannot be stacked: each step stays a layer of its own.
+// CHECK-LABEL: func.func @step_input_fed_back
+// CHECK-COUNT-2: rnn.sequence gru forward {{.*}} -> (tensor<1x1x1x2xf32>
+func.func @step_input_fed_back(%x0: tensor<1x2xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<6x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<6xf32>
+  // expected-remark @+1 {{fused GRU layer: 1 steps}}
+  %h1 = rnn.gru_cell %x0, %h, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  %x1 = onnx.Tanh(%h1) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  // expected-remark @+2 {{not rolled into a layer: the step input of step 1 is computed from an earlier step's outputs (fed back, as a decoder does)}}
+  // expected-remark @+1 {{fused GRU layer: 1 steps}}
+  %h2 = rnn.gru_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// One-step layers chained by their state (nn.GRU called once per token, as
+// the encoder of PyTorch's seq2seq tutorial does; here with separate but
+// equal weights): one layer over the stacked step inputs, Y the stack of
+// the steps' outputs (Squeeze of the direction axis, then Concat).
+// CHECK-LABEL: func.func @one_step_layer_chain
+// CHECK: %[[S:.*]] = onnx.Concat(%arg0, %arg1, %arg2) {axis = 0 : i64} : (tensor<1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xf32>) -> tensor<3x1x3xf32>
+// CHECK: %[[Y:.*]], %[[HN:.*]] = rnn.sequence gru forward %[[S]], {{.*}} init(%arg3) {{.*}} -> (tensor<3x1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK: %[[YS:.*]] = onnx.Squeeze(%[[Y]]
+// CHECK-NOT: rnn.sequence
+// CHECK: return %[[YS]]
+func.func @one_step_layer_chain(%x0: tensor<1x1x3xf32>, %x1: tensor<1x1x3xf32>, %x2: tensor<1x1x3xf32>, %h: tensor<1x1x2xf32>) -> (tensor<3x1x2xf32>, tensor<1x1x2xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x6x3xf32>
+  %w2 = onnx.initializer "W2" dense<0.1> : tensor<1x6x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x6xf32>
+  %ax = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  // expected-remark @+1 {{fused GRU layer: 3 steps, forward, hidden 2}}
+  %y0, %h1 = rnn.sequence gru forward %x0, %w, %r, %b, %b init(%h) {hidden_size = 2 : i64, linear_before_reset} : (tensor<1x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %o0 = onnx.Squeeze(%y0, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %y1, %h2 = rnn.sequence gru forward %x1, %w2, %r, %b, %b init(%h1) {hidden_size = 2 : i64, linear_before_reset} : (tensor<1x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %o1 = onnx.Squeeze(%y1, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %y2, %h3 = rnn.sequence gru forward %x2, %w, %r, %b, %b init(%h2) {hidden_size = 2 : i64, linear_before_reset} : (tensor<1x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %o2 = onnx.Squeeze(%y2, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%o0, %o1, %o2) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<3x1x2xf32>
+  return %y, %h3 : tensor<3x1x2xf32>, tensor<1x1x2xf32>
+}
+
+// -----
+
+// The same with nn.LSTM through torch.export: each state passes through a
+// Slice of its (unit) layer axis, and Y is read through a Transpose that
+// only moves a unit axis and a Reshape to [1, B, H].
+// CHECK-LABEL: func.func @one_step_lstm_chain_sliced_states
+// CHECK: %[[S:.*]] = onnx.Concat(%arg0, %arg1) {axis = 0 : i64}
+// CHECK: rnn.sequence lstm forward %[[S]], {{.*}} init(%arg2, %arg3) {{.*}} -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK-NOT: rnn.sequence
+func.func @one_step_lstm_chain_sliced_states(%x0: tensor<1x1x3xf32>, %x1: tensor<1x1x3xf32>, %h: tensor<1x1x2xf32>, %c: tensor<1x1x2xf32>) -> (tensor<2x1x2xf32>, tensor<1x1x2xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x8x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x8x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x8xf32>
+  %s0 = onnx.Constant() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s1 = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %shape = onnx.Constant() {value = dense<[1, 1, 2]> : tensor<3xi64>} : () -> tensor<3xi64>
+  %none = onnx.none
+  // expected-remark @+1 {{fused LSTM layer: 2 steps, forward, hidden 2}}
+  %y0, %h1, %c1 = rnn.sequence lstm forward %x0, %w, %r, %b, %b init(%h, %c) {hidden_size = 2 : i64} : (tensor<1x1x3xf32>, tensor<1x8x3xf32>, tensor<1x8x2xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  %t0 = onnx.Transpose(%y0) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %o0 = onnx.Reshape(%t0, %shape) : (tensor<1x1x1x2xf32>, tensor<3xi64>) -> tensor<1x1x2xf32>
+  %h1s = onnx.Slice(%h1, %s0, %s1, %s0, %none) : (tensor<1x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %c1s = onnx.Slice(%c1, %s0, %s1, %s0, %none) : (tensor<1x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %y1, %h2, %c2 = rnn.sequence lstm forward %x1, %w, %r, %b, %b init(%h1s, %c1s) {hidden_size = 2 : i64} : (tensor<1x1x3xf32>, tensor<1x8x3xf32>, tensor<1x8x2xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  %t1 = onnx.Transpose(%y1) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x1x1x2xf32>) -> tensor<1x1x1x2xf32>
+  %o1 = onnx.Reshape(%t1, %shape) : (tensor<1x1x1x2xf32>, tensor<3xi64>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%o0, %o1) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  return %y, %h2 : tensor<2x1x2xf32>, tensor<1x1x2xf32>
+}
+
+// -----
+
+// One-step layers chained by their state but with different weights (an
+// encoder handing its state to a decoder) are two layers: left as they are.
+// CHECK-LABEL: func.func @one_step_layers_differ
+// CHECK-COUNT-2: rnn.sequence gru forward {{.*}} -> (tensor<1x1x1x2xf32>
+// CHECK-NOT: rnn.gru_cell
+func.func @one_step_layers_differ(%x0: tensor<1x1x3xf32>, %x1: tensor<1x1x3xf32>, %h: tensor<1x1x2xf32>) -> tensor<1x1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x6x3xf32>
+  %w2 = onnx.initializer "W2" dense<0.5> : tensor<1x6x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x6xf32>
+  %y0, %h1 = rnn.sequence gru forward %x0, %w, %r, %b, %b init(%h) {hidden_size = 2 : i64} : (tensor<1x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %y1, %h2 = rnn.sequence gru forward %x1, %w2, %r, %b, %b init(%h1) {hidden_size = 2 : i64} : (tensor<1x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  return %h2 : tensor<1x1x2xf32>
+}
+
+// -----
+
+// A chain of one-step layers whose step input is computed from the previous
+// step's output (a greedy decoder) is left as it is, with a remark.
+// CHECK-LABEL: func.func @one_step_layer_fed_back
+// CHECK-COUNT-2: rnn.sequence gru forward {{.*}} -> (tensor<1x1x1x2xf32>
+// CHECK-NOT: rnn.gru_cell
+func.func @one_step_layer_fed_back(%x0: tensor<1x1x2xf32>, %h: tensor<1x1x2xf32>) -> tensor<1x1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x6x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x6xf32>
+  %ax = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %y0, %h1 = rnn.sequence gru forward %x0, %w, %r, %b, %b init(%h) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %o0 = onnx.Squeeze(%y0, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %x1 = onnx.Tanh(%o0) : (tensor<1x1x2xf32>) -> tensor<1x1x2xf32>
+  // expected-remark @+1 {{not rolled into a layer: the step input of step 1 is computed from an earlier step's outputs (fed back, as a decoder does)}}
+  %y1, %h2 = rnn.sequence gru forward %x1, %w, %r, %b, %b init(%h1) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  return %h2 : tensor<1x1x2xf32>
 }

@@ -205,7 +205,7 @@ def main():
                 gen, exp = "examples/make_example.py", "lstm, 16 steps, H=32, I=32"
             else:
                 gen = entry["generator"]
-                exp = "; ".join("%s %s %d steps H=%d I=%d" % (
+                exp = "; ".join("%s %s %s steps H=%s I=%s" % (
                     l["kind"], l["direction"], l["steps"], l["hidden"], l["input"])
                     for l in entry["expected"]["layers"])
             print("| `%s` | %s | %s | %d | %d | %s | %d |" % (

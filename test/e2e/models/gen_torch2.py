@@ -157,8 +157,11 @@ def entry(file, exporter, opset, description, inputs, outputs, expected, gate_or
     return e
 
 
-def expect(cells, layers, standard_rnn_ops=0):
-    return {"cells": cells, "layers": layers, "standard_rnn_ops": standard_rnn_ops}
+def expect(cells, layers, standard_rnn_ops=0, kept_ops=None):
+    e = {"cells": cells, "layers": layers, "standard_rnn_ops": standard_rnn_ops}
+    if kept_ops:
+        e["kept_ops"] = kept_ops  # the model's own activations outside its cells (fusion.py)
+    return e
 
 
 class LSTMCellLoop(nn.Module):
@@ -647,6 +650,129 @@ def torch2_lstmcell_dynamo_noopt():
         TORCH_LSTM_ORDER)
 
 
+class Seq2SeqEncoder(nn.Module):
+    """The encoder of PyTorch's seq2seq translation tutorial: an Embedding, then an nn.GRU (or
+    nn.LSTM) called on one token at a time, its state passed from each call to the next."""
+
+    def __init__(self, kind, V, H):
+        super().__init__()
+        self.emb, self.rnn, self.lstm = nn.Embedding(V, H), getattr(nn, kind)(H, H), kind == "LSTM"
+
+    def forward(self, tokens, *state):
+        state = state if self.lstm else state[0]
+        ys = []
+        for t in range(tokens.shape[0]):
+            y, state = self.rnn(self.emb(tokens[t]).view(1, 1, -1), state)
+            ys.append(y)
+        return (torch.cat(ys, 0),) + (tuple(state) if self.lstm else (state,))
+
+
+def torch2_s2s_encoder_gru_op18():
+    T, V, H, opset = 6, 20, 8, 18
+    torch.manual_seed(SEED)
+    args = (torch.randint(0, V, (T,)), torch.randn(1, 1, H))
+    f, got = export_ts("torch2_s2s_encoder_gru_op18", Seq2SeqEncoder("GRU", V, H), args,
+                       ["tokens", "h0"], ["y", "h_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "The seq2seq tutorial's encoder: Embedding of tokens[t] viewed as [1, 1, H], then nn.GRU "
+        "called once per token; the graph is T one-step ONNX GRU nodes, each one's Y_h the "
+        "next one's initial_h, the step inputs Gathers of the embedding table.",
+        {"tokens": [T], "h0": [1, 1, H]},
+        {"y": [T, 1, H], "h_n": [1, 1, H]},
+        expect("gru", [layer("gru", T, H, H, batch=1, time_major=True, initial_state="inputs",
+                             step_extraction="per-step Embedding (Gather), computed for all steps at once")],
+               standard_rnn_ops=T),
+        TORCH_GRU_ORDER)
+
+
+def torch2_s2s_encoder_lstm_dynamo():
+    T, V, H = 5, 20, 8
+    torch.manual_seed(SEED)
+    args = (torch.randint(0, V, (T,)), torch.randn(1, 1, H), torch.randn(1, 1, H))
+    f, got, note = export_dynamo("torch2_s2s_encoder_lstm_dynamo", Seq2SeqEncoder("LSTM", V, H),
+                                 args, ["tokens", "h0", "c0"], ["y", "h_n", "c_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "The seq2seq tutorial's encoder with nn.LSTM: T one-step ONNX LSTM nodes; the dynamo "
+        "exporter passes each state through a Slice of its layer axis and reads Y through a "
+        "Transpose and a Reshape (%s)." % note,
+        {"tokens": [T], "h0": [1, 1, H], "c0": [1, 1, H]},
+        {"y": [T, 1, H], "h_n": [1, 1, H], "c_n": [1, 1, H]},
+        expect("lstm", [layer("lstm", T, H, H, batch=1, time_major=True, initial_state="inputs",
+                              step_extraction="per-step Embedding (Gather), computed for all steps at once")],
+               standard_rnn_ops=T),
+        TORCH_LSTM_ORDER)
+
+
+class ProjectedGRUCellLoop(nn.Module):
+    """Linear + ReLU of x[t] inside the loop, then nn.GRUCell from a zero state."""
+
+    def __init__(self, I, P, H):
+        super().__init__()
+        self.proj, self.cell, self.H = nn.Linear(I, P), nn.GRUCell(P, H), H
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[1], self.H)
+        ys = []
+        for t in range(x.shape[0]):
+            h = self.cell(torch.relu(self.proj(x[t])), h)
+            ys.append(h)
+        return torch.stack(ys)
+
+
+def torch2_grucell_projected_op18():
+    T, B, I, P, H, opset = 5, 2, 6, 4, 8, 18
+    torch.manual_seed(SEED)
+    f, got = export_ts("torch2_grucell_projected_op18", ProjectedGRUCellLoop(I, P, H),
+                       (torch.randn(T, B, I),), ["x"], ["y"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.GRUCell loop whose step input is relu(Linear(x[t])), computed inside the loop; zero "
+        "initial state, which the exporter folds into two zero constants in the first step (one "
+        "in the recurrent Gemm, one in the update). Fused, the projection runs once for all "
+        "steps (one MatMul, Add and Relu: kept_ops).",
+        {"x": [T, B, I]},
+        {"y": [T, B, H]},
+        expect("gru", [layer("gru", T, H, P, batch=B, time_major=True, initial_state="zero",
+                             step_extraction="per-step Linear + ReLU, computed for all steps at once")],
+               kept_ops={"Relu": 1}),
+        TORCH_GRU_ORDER)
+
+
+class EmbeddingLSTMCellLoop(nn.Module):
+    """nn.LSTMCell over the embeddings of tokens[:, t] (batch-major tokens [B, T])."""
+
+    def __init__(self, V, E, H):
+        super().__init__()
+        self.emb, self.cell, self.H = nn.Embedding(V, E), nn.LSTMCell(E, H), H
+
+    def forward(self, tokens, h0, c0):
+        h, c = h0, c0
+        ys = []
+        for t in range(tokens.shape[1]):
+            h, c = self.cell(self.emb(tokens[:, t]), (h, c))
+            ys.append(h)
+        return torch.stack(ys, 1), h
+
+
+def torch2_lstmcell_embedding_dynamo():
+    T, B, V, E, H = 5, 3, 20, 6, 8
+    torch.manual_seed(SEED)
+    args = (torch.randint(0, V, (B, T)), torch.randn(B, H), torch.randn(B, H))
+    f, got, note = export_dynamo("torch2_lstmcell_embedding_dynamo", EmbeddingLSTMCellLoop(V, E, H),
+                                 args, ["tokens", "h0", "c0"], ["y", "h_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.LSTMCell loop over emb(tokens[:, t]), tokens batch-major [B, T], computed inside the "
+        "loop; y = torch.stack(h, 1) (%s)." % note,
+        {"tokens": [B, T], "h0": [B, H], "c0": [B, H]},
+        {"y": [B, T, H], "h_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, E, batch=B, time_major=False, initial_state="inputs",
+                              step_extraction="per-step Embedding (Gather), computed for all steps at once")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -663,6 +789,10 @@ FIXTURES = [
     torch2_lstm_hoisted_dynamo,
     torch2_gru_hoisted_reverse_dynamo,
     torch2_lstmcell_dynamo_noopt,
+    torch2_s2s_encoder_gru_op18,
+    torch2_s2s_encoder_lstm_dynamo,
+    torch2_grucell_projected_op18,
+    torch2_lstmcell_embedding_dynamo,
 ]
 
 

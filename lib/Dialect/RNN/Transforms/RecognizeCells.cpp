@@ -1368,12 +1368,30 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
     matched.append(f->ops.begin(), f->ops.end());
 
-  // The step input: the one other value the gates read.
+  // The step input: the one other value the gates read. A zero state
+  // folded by the exporter may be written as two zero constants (one in
+  // the gates' products, one in the update): the same state.
   Value hh = h ? od::skipIdentities(h) : Value();
+  auto zeroConst = [](Value v) {
+    auto t = od::getConstantF32(v);
+    return t && llvm::all_of(t->values, [](float e) { return e == 0.0f; })
+               ? t
+               : std::nullopt;
+  };
+  auto hZero = hh ? zeroConst(hh) : std::nullopt;
+  auto isH = [&](Value v) {
+    v = od::skipIdentities(v);
+    if (v == hh)
+      return true;
+    if (!hZero)
+      return false;
+    auto vz = zeroConst(v);
+    return vz && vz->shape == hZero->shape;
+  };
   Value x;
   for (auto *f : {&*formR, &*formZ, &formN})
     for (Term &t : f->terms)
-      if (od::skipIdentities(t.input) != hh && t.input != rh) {
+      if (!isH(t.input) && t.input != rh) {
         if (x && x != t.input)
           return remark("the gates read more than a step input and a hidden "
                         "state");
@@ -1401,7 +1419,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   // r and z read h directly; unify h values through Identity.
   auto normalize = [&](LinearForm &f) {
     for (Term &t : f.terms)
-      if (od::skipIdentities(t.input) == hh)
+      if (isH(t.input))
         t.input = h;
   };
   normalize(*formR);

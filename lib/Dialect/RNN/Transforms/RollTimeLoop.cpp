@@ -97,6 +97,8 @@ public:
 
 private:
   void rollChain(SmallVector<Cell> chain);
+  void demoteOneStepChains();
+  void demote(ArrayRef<rnn::SequenceOp> chain);
   bool sameWeights(Cell a, Cell b) {
     return a.getW() == b.getW() && a.getR() == b.getR() &&
            a.getBw() == b.getBw() && a.getBr() == b.getBr() &&
@@ -239,8 +241,485 @@ static void remarkModifiedState(Cell cur, Linkable linkable) {
   }
 }
 
+/// An op that may be computed earlier: a pure op, or an ONNX operator of the
+/// default domain kept generically (every such operator is a function of its
+/// inputs) without a subgraph and other than the random generators.
+static bool isMovable(Operation *op) {
+  if (op->getNumRegions())
+    return false;
+  if (isPure(op))
+    return true;
+  auto node = dyn_cast<od::NodeOp>(op);
+  return node && (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
+         !node.getOpType().starts_with("Random") &&
+         !llvm::is_contained({"Multinomial", "Bernoulli"}, node.getOpType());
+}
+
+/// Where the step input `x` of a later step of a chain starting at `head`
+/// comes from: the ops after `head` in its block that compute it (pure, no
+/// subgraph, at most `kMaxStepInputOps` in all), appended to `ops`.
+enum class StepInputSource { Movable, FromChain, NotMovable };
+static constexpr int64_t kMaxStepInputOps = 4096;
+
+static StepInputSource
+stepInputOps(Value x, Operation *head, const DenseSet<Operation *> &chainOps,
+             llvm::SetVector<Operation *> &ops) {
+  // The walk goes on past an op that cannot move: a dependence on the chain
+  // behind it is the better reason to give.
+  SmallVector<Value> work = {x};
+  bool movable = true;
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != head->getBlock() ||
+        def->isBeforeInBlock(head) || ops.contains(def))
+      continue;
+    if (def == head || chainOps.contains(def))
+      return StepInputSource::FromChain;
+    if ((int64_t)ops.size() >= kMaxStepInputOps)
+      return StepInputSource::NotMovable;
+    if (!isMovable(def))
+      movable = false;
+    ops.insert(def);
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  return movable ? StepInputSource::Movable : StepInputSource::NotMovable;
+}
+
+/// Checks that every step input of the chain `steps` (their operand 0, one
+/// op per step) can be computed before the first step, and moves what
+/// computes them there (in block order). Emits a remark on the step whose
+/// input cannot be and returns false, moving nothing.
+static bool hoistStepInputs(ArrayRef<Operation *> steps) {
+  Operation *head = steps.front();
+  DenseSet<Operation *> chainOps(steps.begin(), steps.end());
+  llvm::SetVector<Operation *> ops;
+  for (auto [k, step] : llvm::enumerate(steps)) {
+    switch (stepInputOps(step->getOperand(0), head, chainOps, ops)) {
+    case StepInputSource::Movable:
+      continue;
+    case StepInputSource::FromChain:
+      step->emitRemark() << "not rolled into a layer: the step input of step "
+                         << k << " is computed from an earlier step's "
+                                 "outputs (fed back, as a decoder does)";
+      return false;
+    case StepInputSource::NotMovable:
+      step->emitRemark()
+          << "not rolled into a layer: the step input of step " << k
+          << " is computed by a subgraph or an op of unknown effects "
+             "after the first step";
+      return false;
+    }
+  }
+  SmallVector<Operation *> sorted(ops.begin(), ops.end());
+  llvm::sort(sorted,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : sorted)
+    op->moveBefore(head);
+  return true;
+}
+
+/// `v` ([B, F]) with a leading unit axis: [1, B, F]. Where `v` is itself a
+/// Squeeze of such a value (a state or step input the one-step layers of a
+/// chain had), that value, with no new op.
+static Value withUnitAxis(OpBuilder &b, Location loc,
+                          od::ConstantBuilder &consts, Value v, int64_t &glue) {
+  if (auto sq = v.getDefiningOp<od::SqueezeOp>()) {
+    auto in = dyn_cast<RankedTensorType>(sq.getData().getType());
+    auto vt = cast<RankedTensorType>(v.getType());
+    if (in && in.getRank() == vt.getRank() + 1 && in.getDimSize(0) == 1 &&
+        in.getShape().drop_front() == vt.getShape())
+      return sq.getData();
+  }
+  ++glue;
+  return od::createUnsqueeze(b, loc, consts, v, {0});
+}
+
+/// The step inputs `xs` ([B, I] each, all computed before `b`'s insertion
+/// point) stacked along a new leading axis: [T, B, I] (withUnitAxis).
+static Value stackStepInputs(OpBuilder &b, Location loc,
+                             od::ConstantBuilder &consts, ArrayRef<Value> xs,
+                             int64_t &glue) {
+  SmallVector<Value> parts;
+  SmallVector<int64_t> shape;
+  for (Value x : xs) {
+    Value part = withUnitAxis(b, loc, consts, x, glue);
+    auto t = cast<RankedTensorType>(part.getType());
+    if (shape.empty())
+      shape.assign(t.getShape().begin(), t.getShape().end());
+    for (int64_t d = 1; d < 3; ++d)
+      if (shape[d] != t.getDimSize(d))
+        shape[d] = ShapedType::kDynamic;
+    parts.push_back(part);
+  }
+  shape[0] = (int64_t)xs.size();
+  ++glue;
+  return od::ConcatOp::create(
+      b, loc,
+      RankedTensorType::get(
+          shape, cast<RankedTensorType>(parts[0].getType()).getElementType()),
+      parts, 0);
+}
+
+/// Step inputs computed the same way at every step (an embedding of each
+/// step's token, a projection of each step's frame, inside the loop),
+/// computed for all steps at once: the stack of x_0 .. x_{T-1} as F(stack of
+/// the leaves), where F is the steps' common computation and the leaves are
+/// consecutive time slices of one tensor. Each op of F then runs once over
+/// a leading step axis; a value every step reads alike (a weight) is read
+/// as it was, broadcast from the right as before. Null where the steps'
+/// computations differ, or use an op whose per-step application is not a
+/// batch over a leading axis.
+class StepBatcher {
+public:
+  StepBatcher(OpBuilder &b, Location loc, od::ConstantBuilder &consts,
+              int64_t steps)
+      : b(b), loc(loc), consts(consts), steps(steps) {}
+
+  /// [T, ...] for T values of one per-step shape, or null.
+  Value batch(ArrayRef<Value> vals) {
+    auto r = visit(vals, 0);
+    if (r && !r->shared)
+      return r->value;
+    // Nothing made is used.
+    od::eraseDeadOps(created, consts.forgetter());
+    numMade = 0;
+    return Value();
+  }
+  int64_t numMade = 0;
+
+private:
+  struct Batched {
+    Value value;
+    bool shared; // the same value at every step, read as it is
+  };
+  static constexpr int64_t kMaxOps = 64;
+  std::optional<Batched> visit(ArrayRef<Value> vals, int depth);
+  std::optional<Batched> slices(ArrayRef<Value> vals);
+  std::optional<Batched> ops(ArrayRef<Value> vals, int depth);
+  /// [T] + the per-step shape (dims that differ between steps dynamic).
+  RankedTensorType stepType(ArrayRef<Value> vals) {
+    auto t0 = dyn_cast<RankedTensorType>(vals[0].getType());
+    if (!t0)
+      return {};
+    SmallVector<int64_t> shape = {steps};
+    shape.append(t0.getShape().begin(), t0.getShape().end());
+    for (Value v : vals) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      if (!t || t.getRank() != t0.getRank() ||
+          t.getElementType() != t0.getElementType())
+        return {};
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (t.getDimSize(d) != shape[d + 1])
+          shape[d + 1] = ShapedType::kDynamic;
+    }
+    return RankedTensorType::get(shape, t0.getElementType());
+  }
+  Value made(Value v) {
+    ++numMade;
+    if (Operation *op = v.getDefiningOp()) {
+      op->removeAttr(od::attrs::kOutputNames);
+      created.push_back(op);
+    }
+    return v;
+  }
+  Value constant(Value v) {
+    created.push_back(v.getDefiningOp());
+    return v;
+  }
+
+  OpBuilder &b;
+  Location loc;
+  od::ConstantBuilder &consts;
+  int64_t steps;
+  std::map<std::vector<void *>, std::optional<Batched>> memo;
+  SmallVector<Operation *> created;
+};
+
+std::optional<StepBatcher::Batched>
+StepBatcher::visit(ArrayRef<Value> vals, int depth) {
+  if (llvm::all_equal(vals) ||
+      llvm::all_of(vals, [](Value v) { return isa<NoneType>(v.getType()); }))
+    return Batched{vals[0], true};
+  // Constants of equal content (an exporter writes a shape constant per
+  // step): one value every step reads alike.
+  if (ElementsAttr c0 = od::getConstantAttr(vals[0]))
+    if (llvm::all_of(vals, [&](Value v) {
+          ElementsAttr c = od::getConstantAttr(v);
+          return c && c.getType() == c0.getType() && c == c0;
+        }))
+      return Batched{vals[0], true};
+  if (depth > 16 || numMade >= kMaxOps)
+    return std::nullopt;
+  std::vector<void *> key;
+  for (Value v : vals)
+    key.push_back(v.getAsOpaquePointer());
+  auto it = memo.find(key);
+  if (it != memo.end())
+    return it->second;
+  std::optional<Batched> r = slices(vals);
+  if (!r)
+    r = ops(vals, depth);
+  memo[key] = r;
+  return r;
+}
+
+/// Consecutive time slices of one tensor, in step order: that range of it,
+/// its time axis first.
+std::optional<StepBatcher::Batched>
+StepBatcher::slices(ArrayRef<Value> vals) {
+  SmallVector<StepSlice> ss;
+  bool keptAxis = false;
+  for (auto [k, v] : llvm::enumerate(vals)) {
+    bool kept = false;
+    auto s = getStepSlice(v);
+    // Also an element of a tensor of any rank: Gather at a constant scalar
+    // index (a token of a [T] or [B, T] sequence).
+    auto g = v.getDefiningOp<od::GatherOp>();
+    auto dt = g ? dyn_cast<RankedTensorType>(g.getData().getType())
+                : RankedTensorType();
+    auto it = g ? dyn_cast<RankedTensorType>(g.getIndices().getType())
+                : RankedTensorType();
+    auto idx = g ? od::getConstantInts(g.getIndices()) : std::nullopt;
+    if (!s && dt && it && it.getRank() == 0 && idx && idx->size() == 1) {
+      StepSlice e;
+      e.seq = g.getData();
+      e.axis = g.getAxis() < 0 ? g.getAxis() + dt.getRank() : g.getAxis();
+      e.index = (*idx)[0];
+      if (e.axis < 0 || e.axis >= dt.getRank())
+        return std::nullopt;
+      if (e.index < 0 && !dt.isDynamicDim(e.axis))
+        e.index += dt.getDimSize(e.axis);
+      s = e;
+    }
+    // Or one step kept with its axis (x[t:t+1]).
+    auto sl = v.getDefiningOp<od::SliceOp>();
+    auto slt = sl ? dyn_cast<RankedTensorType>(sl.getData().getType())
+                  : RankedTensorType();
+    for (int64_t a = 0; !s && slt && a < slt.getRank(); ++a)
+      if (auto t = rnn::oneStepOfSlice(sl, a)) {
+        StepSlice e;
+        e.seq = sl.getData();
+        e.axis = a;
+        e.index = *t;
+        s = e;
+        kept = true;
+      }
+    if (!s || (k > 0 && kept != keptAxis))
+      return std::nullopt;
+    keptAxis = kept;
+    ss.push_back(*s);
+  }
+  for (int64_t k = 0; k < steps; ++k)
+    if (ss[k].seq != ss[0].seq || ss[k].axis != ss[0].axis ||
+        ss[k].index != ss[0].index + k)
+      return std::nullopt;
+  Value seq = ss[0].seq;
+  auto st = dyn_cast<RankedTensorType>(seq.getType());
+  int64_t axis = ss[0].axis, lo = ss[0].index;
+  // The steps must lie inside the axis (a Gather past it fails when the
+  // model runs, a Slice past it clamps): known statically.
+  if (!st || lo < 0 || axis < 0 || axis >= st.getRank() ||
+      st.isDynamicDim(axis) || lo + steps > st.getDimSize(axis))
+    return std::nullopt;
+  if (lo != 0 || st.getDimSize(axis) != steps)
+    seq = made(od::createSliceAxis(b, loc, consts, seq, axis, lo, lo + steps));
+  if (axis != 0) {
+    SmallVector<int64_t> perm = {axis};
+    for (int64_t d = 0; d < st.getRank(); ++d)
+      if (d != axis)
+        perm.push_back(d);
+    seq = made(od::createTranspose(b, loc, seq, perm));
+  }
+  if (keptAxis)
+    seq = made(od::createUnsqueeze(b, loc, consts, seq, {axis + 1}));
+  return Batched{seq, false};
+}
+
+/// The ONNX operator types (default domain) computed element by element
+/// from one input, kept as `onnx.node`.
+static bool isGenericUnary(Operation *op) {
+  auto node = dyn_cast<od::NodeOp>(op);
+  if (!node || !(node.getDomain().empty() || node.getDomain() == "ai.onnx") ||
+      node.getNumRegions() ||
+      node->getNumOperands() != 1 || node->getNumResults() != 1)
+    return false;
+  return llvm::is_contained(
+      {"Abs", "Ceil", "Celu", "Cos", "Elu", "Erf", "Exp", "Floor", "Gelu",
+       "HardSwish", "LeakyRelu", "Log", "Mish", "Reciprocal", "Round", "Selu",
+       "Sign", "Sin", "Softplus", "Softsign", "Sqrt", "ThresholdedRelu"},
+      node.getOpType());
+}
+
+std::optional<StepBatcher::Batched>
+StepBatcher::ops(ArrayRef<Value> vals, int depth) {
+  Operation *op0 = vals[0].getDefiningOp();
+  if (!op0 || op0->getNumResults() != 1 || op0->getNumRegions() ||
+      op0->getNumOperands() == 0)
+    return std::nullopt;
+  // The same operator with the same attributes at every step.
+  for (Value v : vals) {
+    Operation *op = v.getDefiningOp();
+    if (!op || op->getName() != op0->getName() ||
+        op->getNumOperands() != op0->getNumOperands() ||
+        op->getPropertiesAsAttribute() != op0->getPropertiesAsAttribute())
+      return std::nullopt;
+  }
+  RankedTensorType type = stepType(vals);
+  if (!type)
+    return std::nullopt;
+  int64_t rank = type.getRank() - 1; // per step
+  SmallVector<Batched> in;
+  for (unsigned i = 0; i < op0->getNumOperands(); ++i) {
+    SmallVector<Value> column;
+    for (Value v : vals)
+      column.push_back(v.getDefiningOp()->getOperand(i));
+    auto r = visit(column, depth + 1);
+    if (!r)
+      return std::nullopt;
+    in.push_back(*r);
+  }
+  // The same pure op of the same values at every step (a weight transposed
+  // or cast again at each step): one value every step reads alike.
+  if (isPure(op0) && llvm::all_of(in, [](const Batched &x) { return x.shared; }))
+    return Batched{vals[0], true};
+  auto perStepRank = [](const Batched &x) {
+    auto t = dyn_cast<RankedTensorType>(x.value.getType());
+    return t ? t.getRank() - (x.shared ? 0 : 1) : -1;
+  };
+  // A copy of step 0's op over the batched operands.
+  auto same = [&]() {
+    Operation *c = b.clone(*op0);
+    for (auto [i, x] : llvm::enumerate(in))
+      c->setOperand(i, x.value);
+    c->getResult(0).setType(type);
+    return Batched{made(c->getResult(0)), false};
+  };
+  // Elementwise on one input (its other inputs, if any, shared).
+  if (op0->hasTrait<od::traits::ElementwiseUnary>() || isGenericUnary(op0) ||
+      isa<od::IdentityOp, od::CastOp, od::ClipOp>(op0)) {
+    if (in[0].shared || perStepRank(in[0]) != rank)
+      return std::nullopt;
+    for (unsigned i = 1; i < in.size(); ++i)
+      if (!in[i].shared)
+        return std::nullopt;
+    return same();
+  }
+  // Elementwise after broadcasting: every per-step input that differs has
+  // the result's rank (then a leading step axis lines up); shared inputs
+  // broadcast from the right as before.
+  if (op0->hasTrait<od::traits::ElementwiseBroadcast>()) {
+    for (const Batched &x : in)
+      if (!x.shared && perStepRank(x) != rank)
+        return std::nullopt;
+    return same();
+  }
+  if (auto mm = dyn_cast<od::MatMulOp>(op0)) {
+    // x_t [.., K] times a shared matrix [K, N].
+    if (in[0].shared || !in[1].shared || perStepRank(in[1]) != 2 ||
+        perStepRank(in[0]) < 1)
+      return std::nullopt;
+    return same();
+  }
+  if (auto gemm = dyn_cast<od::GemmOp>(op0)) {
+    // alpha * x_t B' + beta * C, x_t [M, K]: MatMul over [T, M, K] by B'
+    // (a shared constant), plus the shared C.
+    if (in[0].shared || !in[1].shared || !in[2].shared || gemm.getTransA())
+      return std::nullopt;
+    Value B = in[1].value;
+    auto bt = dyn_cast<RankedTensorType>(B.getType());
+    if (!bt || bt.getRank() != 2)
+      return std::nullopt;
+    if (gemm.getTransB()) {
+      auto w = od::getConstantF32(B);
+      if (!w)
+        return std::nullopt;
+      int64_t r = w->shape[0], c = w->shape[1];
+      std::vector<float> t(r * c);
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j)
+          t[j * r + i] = w->values[i * c + j];
+      B = constant(consts.getF32(loc, "batched_gemm_B", {c, r}, t));
+    }
+    Value y = made(od::MatMulOp::create(b, loc, type, in[0].value, B));
+    auto scalar = [&](float f) {
+      return constant(consts.getF32(loc, "batched_gemm_scale", {}, {f}));
+    };
+    if (gemm.getAlpha().convertToFloat() != 1.0f)
+      y = made(od::MulOp::create(b, loc, type, y,
+                                 scalar(gemm.getAlpha().convertToFloat())));
+    Value C = in[2].value;
+    if (!isa<NoneType>(C.getType())) {
+      if (gemm.getBeta().convertToFloat() != 1.0f)
+        C = made(od::MulOp::create(b, loc, C.getType(), C,
+                                   scalar(gemm.getBeta().convertToFloat())));
+      y = made(od::AddOp::create(b, loc, type, y, C));
+    }
+    return Batched{y, false};
+  }
+  if (auto g = dyn_cast<od::GatherOp>(op0)) {
+    // A shared table read at each step's indices (an embedding), axis 0.
+    int64_t dataRank = perStepRank(in[0]);
+    int64_t axis = g.getAxis() < 0 ? g.getAxis() + dataRank : g.getAxis();
+    if (!in[0].shared || in[1].shared || axis != 0)
+      return std::nullopt;
+    return same();
+  }
+  if (auto r = dyn_cast<od::ReshapeOp>(op0)) {
+    auto shape = od::getConstantInts(in[1].value);
+    auto it = dyn_cast<RankedTensorType>(vals[0].getDefiningOp()->getOperand(0).getType());
+    if (in[0].shared || !in[1].shared || !shape || !it)
+      return std::nullopt;
+    SmallVector<int64_t> to = {steps};
+    for (auto [d, e] : llvm::enumerate(*shape)) {
+      if (e == 0 && !r.getAllowzero()) {
+        // 0 copies the input's dimension at that index.
+        if ((int64_t)d >= it.getRank() || it.isDynamicDim(d))
+          return std::nullopt;
+        e = it.getDimSize(d);
+      }
+      to.push_back(e);
+    }
+    Value s = constant(
+        consts.getI64(loc, "batched_shape", {(int64_t)to.size()}, to));
+    return Batched{made(od::ReshapeOp::create(b, loc, type, in[0].value, s,
+                                              r.getAllowzeroAttr())),
+                   false};
+  }
+  if (auto sq = dyn_cast<od::SqueezeOp>(op0)) {
+    auto axis = rnn::squeezeAxis(sq);
+    if (in[0].shared || !axis)
+      return std::nullopt;
+    return Batched{made(od::createSqueeze(b, loc, consts, in[0].value,
+                                          {*axis + 1})),
+                   false};
+  }
+  if (auto un = dyn_cast<od::UnsqueezeOp>(op0)) {
+    auto axis = unsqueezeAxis(un);
+    if (in[0].shared || !axis)
+      return std::nullopt;
+    return Batched{made(od::createUnsqueeze(b, loc, consts, in[0].value,
+                                            {*axis + 1})),
+                   false};
+  }
+  if (auto tr = dyn_cast<od::TransposeOp>(op0)) {
+    if (in[0].shared)
+      return std::nullopt;
+    auto perm = od::TransposeOp::getPermutation(od::TransposeOp::Adaptor(tr),
+                                                rank);
+    if ((int64_t)perm.size() != rank)
+      return std::nullopt;
+    SmallVector<int64_t> p = {0};
+    for (int64_t d : perm)
+      p.push_back(d + 1);
+    return Batched{made(od::createTranspose(b, loc, in[0].value, p)), false};
+  }
+  return std::nullopt;
+}
+
 void Roller::rollChain(SmallVector<Cell> chain) {
-  // Step inputs: consecutive slices of one tensor, forward or backward.
+  // Step inputs: consecutive slices of one tensor, forward or backward;
+  // else computed per step (an embedding or a projection inside the loop)
+  // and stacked, where none of them depends on the chain.
   SmallVector<StepSlice> slices;
   bool sliced = true;
   for (Cell cell : chain) {
@@ -260,13 +739,17 @@ void Roller::rollChain(SmallVector<Cell> chain) {
           slices[k].index != slices[0].index + dirStep * k)
         sliced = false;
   }
+  bool stacked = false;
   if (!sliced && n > 1) {
-    chain.front().emitRemark()
-        << "not rolled into a layer: the step inputs are not consecutive "
-           "slices of one tensor";
-    for (Cell cell : chain)
-      rollChain({cell});
-    return;
+    slices.clear();
+    dirStep = 1;
+    SmallVector<Operation *> steps(chain.begin(), chain.end());
+    if (!hoistStepInputs(steps)) {
+      for (Cell cell : chain)
+        rollChain({cell});
+      return;
+    }
+    stacked = true;
   }
   // An intermediate cell state read outside the chain cannot be expressed.
   for (int64_t k = 0; k + 1 < n && chain[k].isLSTM(); ++k)
@@ -324,19 +807,26 @@ void Roller::rollChain(SmallVector<Cell> chain) {
       X = od::createTranspose(b, loc, X, {1, 0, 2});
       ++glue;
     }
+  } else if (stacked) {
+    SmallVector<Value> xs;
+    for (Cell cell : chain)
+      xs.push_back(cell.getX());
+    StepBatcher batcher(b, loc, consts, n);
+    X = batcher.batch(xs);
+    glue += batcher.numMade;
+    if (!X)
+      X = stackStepInputs(b, loc, consts, xs, glue);
   } else {
     X = od::createUnsqueeze(b, loc, consts, first.getX(), {0});
     ++glue;
   }
-  glue += (isZeroConstant(first.getH()) ? 0 : 1) +
-          (!first.isLSTM() || isZeroConstant(first.getC()) ? 0 : 1);
   // Zero initial states are the layer's default: not passed.
   Value h0 = isZeroConstant(first.getH())
                  ? Value()
-                 : od::createUnsqueeze(b, loc, consts, first.getH(), {0});
+                 : withUnitAxis(b, loc, consts, first.getH(), glue);
   Value c0 = !first.isLSTM() || isZeroConstant(first.getC())
                  ? Value()
-                 : od::createUnsqueeze(b, loc, consts, first.getC(), {0});
+                 : withUnitAxis(b, loc, consts, first.getC(), glue);
   // The head may have don't-care weights (linkable): take the next step's.
   Cell ref = n > 1 ? chain[1] : first;
   std::string kindName = rnn::stringifyCellKind(first.kind()).str();
@@ -475,6 +965,33 @@ void Roller::rollChain(SmallVector<Cell> chain) {
   last.getHOut().replaceAllUsesWith(hn);
   if (cn)
     last.getCOut().replaceAllUsesWith(cn);
+  // Where the final states get their unit axis back (the one-step layers a
+  // chain was made of returned them so), they are h_n and c_n themselves.
+  for (auto [squeezed, state] :
+       {std::pair(hn, seq.getHN()), std::pair(cn, seq.getCN())}) {
+    if (!squeezed)
+      continue;
+    SmallVector<Operation *> gone;
+    for (Operation *user : squeezed.getUsers())
+      if (auto un = dyn_cast<od::UnsqueezeOp>(user);
+          un && unsqueezeAxis(un) == 0 && un.getType() == state.getType() &&
+          // (not one of a replaced stack's, dead)
+          !llvm::all_of(un->getUsers(), [&](Operation *u) {
+            return llvm::is_contained(stacks, u);
+          })) {
+        un.getResult().replaceAllUsesWith(state);
+        gone.push_back(un);
+        --glue;
+      }
+    if (gone.empty())
+      continue;
+    if (llvm::all_of(squeezed.getUsers(), [&](Operation *u) {
+          return llvm::is_contained(gone, u);
+        }))
+      --glue; // the Squeeze goes too
+    gone.push_back(squeezed.getDefiningOp());
+    od::eraseDeadOps(gone, consts.forgetter());
+  }
   // The layer also replaces the step slicing and the output stacking: they
   // join its location (so a report can name every node it replaced).
   SmallVector<Location> replaced = {seq.getLoc()};
@@ -500,6 +1017,10 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     dead.push_back(cell);
   for (auto &s : slices)
     dead.append(s.ops.begin(), s.ops.end());
+  if (stacked)
+    for (Cell cell : chain)
+      if (Operation *def = cell.getX().getDefiningOp())
+        dead.push_back(def);
   od::eraseDeadOps(dead, consts.forgetter());
   seq.emitRemark() << "fused " << rnn::stringifyCellKind(kind).upper()
                    << " layer: " << n << " steps, "
@@ -510,7 +1031,294 @@ void Roller::rollChain(SmallVector<Cell> chain) {
   ++numLayers;
 }
 
+//===----------------------------------------------------------------------===//
+// Chains of one-step layers
+//===----------------------------------------------------------------------===//
+
+/// A value's elements in the same order, only its shape different: through
+/// Identity, a Reshape with equal static shapes, a Slice over unit axes that
+/// keeps every element, and a Transpose of two transposes undoing each
+/// other. (How exporters pass a layer's h_n to the next call's initial_h.)
+static Value skipSameState(Value v) {
+  for (int depth = 0; depth < 8; ++depth) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return v;
+    auto in = def->getNumOperands()
+                  ? dyn_cast<RankedTensorType>(def->getOperand(0).getType())
+                  : RankedTensorType();
+    auto out = dyn_cast<RankedTensorType>(def->getResult(0).getType());
+    bool same = in && out && in.hasStaticShape() && in == out;
+    if (isa<od::IdentityOp>(def)) {
+      v = def->getOperand(0);
+    } else if (auto r = dyn_cast<od::ReshapeOp>(def); r && same) {
+      v = r.getData();
+    } else if (auto sl = dyn_cast<od::SliceOp>(def); sl && same) {
+      // Every axis the Slice names has size 1: it keeps everything.
+      auto starts = od::getConstantInts(sl.getStarts());
+      std::optional<SmallVector<int64_t>> axes;
+      if (isa<NoneType>(sl.getAxes().getType()) && starts)
+        axes = llvm::to_vector(llvm::seq<int64_t>(0, starts->size()));
+      else
+        axes = od::getConstantInts(sl.getAxes());
+      if (!axes || !starts)
+        return v;
+      for (int64_t a : *axes) {
+        if (a < 0)
+          a += in.getRank();
+        if (a < 0 || a >= in.getRank() || in.getDimSize(a) != 1)
+          return v;
+      }
+      v = sl.getData();
+    } else if (auto t2 = dyn_cast<od::TransposeOp>(def)) {
+      auto t1 = t2.getData().getDefiningOp<od::TransposeOp>();
+      if (!t1 || !in)
+        return v;
+      int64_t rank = in.getRank();
+      auto p2 = od::TransposeOp::getPermutation(od::TransposeOp::Adaptor(t2),
+                                                rank);
+      auto inner = dyn_cast<RankedTensorType>(t1.getData().getType());
+      if (!inner || inner.getRank() != rank)
+        return v;
+      auto p1 = od::TransposeOp::getPermutation(od::TransposeOp::Adaptor(t1),
+                                                rank);
+      if ((int64_t)p1.size() != rank || (int64_t)p2.size() != rank)
+        return v;
+      for (int64_t i = 0; i < rank; ++i)
+        if (p1[p2[i]] != i)
+          return v;
+      v = t1.getData();
+    } else {
+      return v;
+    }
+  }
+  return v;
+}
+
+/// `op` keeps the elements of its first operand in order and only changes
+/// the shape: Identity, Reshape, Squeeze, Unsqueeze, Flatten, and a
+/// Transpose that keeps the order of the axes longer than 1.
+static bool keepsElementOrder(Operation *op) {
+  if (isa<od::IdentityOp, od::ReshapeOp, od::SqueezeOp, od::UnsqueezeOp>(op) ||
+      op->getName().getStringRef() == "onnx.Flatten")
+    return true;
+  auto tr = dyn_cast<od::TransposeOp>(op);
+  auto in = tr ? dyn_cast<RankedTensorType>(tr.getData().getType())
+               : RankedTensorType();
+  if (!in)
+    return false;
+  auto perm = od::TransposeOp::getPermutation(od::TransposeOp::Adaptor(tr),
+                                              in.getRank());
+  if ((int64_t)perm.size() != in.getRank())
+    return false;
+  int64_t last = -1;
+  for (int64_t p : perm) {
+    if (in.getDimSize(p) == 1)
+      continue;
+    if (p < last)
+      return false;
+    last = p;
+  }
+  return true;
+}
+
+/// A layer of one step that a chain of them may be made of: static T = 1,
+/// one direction, no sequence_lens, constant weights.
+static bool isOneStepLayer(rnn::SequenceOp seq) {
+  auto xt = dyn_cast<RankedTensorType>(seq.getX().getType());
+  auto wt = dyn_cast<RankedTensorType>(seq.getW().getType());
+  return xt && xt.getRank() == 3 && xt.getDimSize(0) == 1 && wt &&
+         wt.getRank() == 3 && wt.getDimSize(0) == 1 &&
+         seq.getDirection() != rnn::Direction::Bidirectional &&
+         !seq.getSequenceLens() && od::getConstantAttr(seq.getW()) &&
+         od::getConstantAttr(seq.getR()) && od::getConstantAttr(seq.getBw()) &&
+         od::getConstantAttr(seq.getBr()) &&
+         (!seq.getPeephole() || od::getConstantAttr(seq.getPeephole()));
+}
+
+/// The same layer: kind, attributes and weights (by value or content).
+static bool sameLayer(rnn::SequenceOp a, rnn::SequenceOp b) {
+  if (a.getCell() != b.getCell() ||
+      a.getLinearBeforeReset() != b.getLinearBeforeReset() ||
+      a.getHiddenSize() != b.getHiddenSize() ||
+      a.getActivationsAttr() != b.getActivationsAttr() ||
+      a.getActivationAlphaAttr() != b.getActivationAlphaAttr() ||
+      a.getActivationBetaAttr() != b.getActivationBetaAttr() ||
+      a.getClipAttr() != b.getClipAttr() ||
+      a.getInputForget() != b.getInputForget() ||
+      a->getAttr(rnn::kPrecisionAttr) != b->getAttr(rnn::kPrecisionAttr) ||
+      !a.getPeephole() != !b.getPeephole())
+    return false;
+  auto equal = [](Value x, Value y) {
+    if (x == y)
+      return true;
+    auto tx = od::getConstantF32(x), ty = od::getConstantF32(y);
+    return tx && ty && tx->shape == ty->shape && tx->values == ty->values;
+  };
+  return equal(a.getW(), b.getW()) && equal(a.getR(), b.getR()) &&
+         equal(a.getBw(), b.getBw()) && equal(a.getBr(), b.getBr()) &&
+         (!a.getPeephole() || equal(a.getPeephole(), b.getPeephole()));
+}
+
+/// A loop calling a one-step layer per step (PyTorch's nn.GRU/nn.LSTM called
+/// on one token at a time, the state passed from each call to the next:
+/// the encoder of PyTorch's seq2seq tutorial) exports as a chain of one-step
+/// ONNX layers. Where the chain's layers are the same layer and no step's
+/// input depends on the chain, its steps become cells, which roll into one
+/// layer like any chain.
+void Roller::demoteOneStepChains() {
+  SmallVector<rnn::SequenceOp> seqs;
+  func.walk([&](rnn::SequenceOp seq) {
+    if (isOneStepLayer(seq))
+      seqs.push_back(seq);
+  });
+  // next[a] = the layer whose initial state is a's final state.
+  DenseMap<Operation *, rnn::SequenceOp> next;
+  DenseSet<Operation *> hasPrev;
+  DenseMap<Value, rnn::SequenceOp> byHN;
+  for (rnn::SequenceOp seq : seqs)
+    byHN[seq.getHN()] = seq;
+  for (rnn::SequenceOp b : seqs) {
+    if (!b.getH0())
+      continue;
+    auto it = byHN.find(skipSameState(b.getH0()));
+    if (it == byHN.end())
+      continue;
+    rnn::SequenceOp a = it->second;
+    bool lstm = a.getCell() == rnn::CellKind::LSTM;
+    if (a->getBlock() != b->getBlock() || next.count(a) ||
+        (lstm && (!b.getC0() || skipSameState(b.getC0()) != a.getCN())) ||
+        !sameLayer(a, b))
+      continue;
+    next[a] = b;
+    hasPrev.insert(b);
+  }
+  for (rnn::SequenceOp head : seqs) {
+    if (hasPrev.contains(head) || !next.count(head))
+      continue;
+    SmallVector<rnn::SequenceOp> chain = {head};
+    while (next.count(chain.back()))
+      chain.push_back(next[chain.back()]);
+    // A zero initial state needs a static batch to be a constant.
+    auto xt = cast<RankedTensorType>(head.getX().getType());
+    bool lstm = head.getCell() == rnn::CellKind::LSTM;
+    if ((!head.getH0() || (lstm && !head.getC0())) && xt.isDynamicDim(1)) {
+      head.emitRemark() << "one-step layers chained by their state are not "
+                           "rolled: the first has no initial state and a "
+                           "dynamic batch size";
+      continue;
+    }
+    SmallVector<Operation *> steps(chain.begin(), chain.end());
+    if (!hoistStepInputs(steps))
+      continue;
+    demote(chain);
+  }
+}
+
+void Roller::demote(ArrayRef<rnn::SequenceOp> chain) {
+  rnn::SequenceOp head = chain.front();
+  bool lstm = head.getCell() == rnn::CellKind::LSTM;
+  int64_t hidden = head.getHiddenSize();
+  auto xt = cast<RankedTensorType>(head.getX().getType());
+  Type f = xt.getElementType();
+  std::string kind = rnn::stringifyCellKind(head.getCell()).str();
+  // The weights without their direction axis.
+  auto drop = [&](Location loc, Value w, StringRef name) {
+    auto t = od::getConstantF32(w);
+    SmallVector<int64_t> shape(t->shape.begin() + 1, t->shape.end());
+    return consts.getF32(loc, kind + "_" + name.str(), shape, t->values);
+  };
+  Value h, c;
+  SmallVector<Operation *> dead;
+  for (rnn::SequenceOp seq : chain) {
+    OpBuilder b(seq);
+    Location loc = seq.getLoc();
+    int64_t batch = cast<RankedTensorType>(seq.getX().getType()).getDimSize(1);
+    auto stateType = RankedTensorType::get({batch, hidden}, f);
+    auto initial = [&](Value s) {
+      if (s)
+        return od::createSqueeze(b, loc, consts, s, {0});
+      return consts.getF32(loc, kind + "_zero_state", {batch, hidden},
+                           std::vector<float>(batch * hidden, 0.f));
+    };
+    if (!h) {
+      h = initial(seq.getH0());
+      if (lstm)
+        c = initial(seq.getC0());
+    }
+    Value x = od::createSqueeze(b, loc, consts, seq.getX(), {0});
+    Value W = drop(loc, seq.getW(), "W"), R = drop(loc, seq.getR(), "R");
+    Value Bw = drop(loc, seq.getBw(), "Bw"), Br = drop(loc, seq.getBr(), "Br");
+    Operation *cell;
+    if (lstm) {
+      Value P = seq.getPeephole() ? drop(loc, seq.getPeephole(), "P") : Value();
+      cell = rnn::LSTMCellOp::create(
+          b, loc, TypeRange{stateType, stateType}, x, h, c, W, R, Bw, Br, P,
+          seq.getActivationsAttr(), seq.getActivationAlphaAttr(),
+          seq.getActivationBetaAttr(), seq.getClipAttr(),
+          seq.getInputForgetAttr());
+    } else if (seq.getCell() == rnn::CellKind::GRU) {
+      cell = rnn::GRUCellOp::create(
+          b, loc, stateType, x, h, W, R, Bw, Br,
+          seq.getLinearBeforeResetAttr(), seq.getActivationsAttr(),
+          seq.getActivationAlphaAttr(), seq.getActivationBetaAttr(),
+          seq.getClipAttr());
+    } else {
+      cell = rnn::RNNCellOp::create(
+          b, loc, stateType, x, h, W, R, Bw, Br, seq.getActivationsAttr(),
+          seq.getActivationAlphaAttr(), seq.getActivationBetaAttr(),
+          seq.getClipAttr());
+    }
+    if (Attribute p = seq->getAttr(rnn::kPrecisionAttr))
+      cell->setAttr(rnn::kPrecisionAttr, p);
+    cell->setAttr("rnn.source_nodes", b.getI64IntegerAttr(1));
+    cell->setAttr("rnn.source_gemms", b.getI64IntegerAttr(2));
+    h = cell->getResult(0);
+    c = lstm ? cell->getResult(1) : Value();
+    // Y [1, 1, B, H]: where it is only reshaped to [1, B, H] or [B, H]
+    // (Squeeze of the direction axis, or torch.export's Transpose and
+    // Reshape), that value is the step's state itself.
+    for (OpOperand &use : llvm::make_early_inc_range(seq.getY().getUses())) {
+      Value v = seq.getY(), found;
+      int64_t rank = 0;
+      Operation *user = use.getOwner();
+      for (int depth = 0; depth < 4 && keepsElementOrder(user) &&
+                          user->getOperand(0) == v;
+           ++depth) {
+        v = user->getResult(0);
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        if (t && t.getRank() >= 2 &&
+            t.getDimSize(t.getRank() - 1) == hidden &&
+            (t.getRank() == 2 || (t.getRank() == 3 && t.getDimSize(0) == 1))) {
+          found = v;
+          rank = t.getRank();
+        }
+        if (!v.hasOneUse())
+          break;
+        user = *v.getUsers().begin();
+      }
+      OpBuilder ub(use.getOwner());
+      if (found) {
+        Operation *def = found.getDefiningOp();
+        OpBuilder fb(def);
+        found.replaceAllUsesWith(
+            rank == 2 ? h : od::createUnsqueeze(fb, loc, consts, h, {0}));
+        dead.push_back(def);
+      } else {
+        use.set(od::createUnsqueeze(ub, loc, consts, h, {0, 1}));
+      }
+    }
+    seq.getHN().replaceAllUsesWith(od::createUnsqueeze(b, loc, consts, h, {0}));
+    if (lstm)
+      seq.getCN().replaceAllUsesWith(
+          od::createUnsqueeze(b, loc, consts, c, {0}));
+    dead.push_back(seq);
+  }
+  od::eraseDeadOps(dead, consts.forgetter());
+}
+
 void Roller::run() {
+  demoteOneStepChains();
   SmallVector<Cell> cells;
   func.walk([&](Operation *op) {
     if (Cell c = Cell::dyn(op))

@@ -34,7 +34,7 @@ static std::optional<int64_t> single(std::optional<SmallVector<int64_t>> v) {
 /// all axes (starts [0, t, 0], ends [B, t + 1, I]); PyTorch and tf2onnx name
 /// one axis. A negative start counts from the end; an end past the dimension
 /// is clamped, as ONNX clamps it.
-static std::optional<int64_t> oneStepOfSlice(od::SliceOp sl, int64_t axis) {
+std::optional<int64_t> rnn::oneStepOfSlice(od::SliceOp sl, int64_t axis) {
   if (sl.getStartsAttr())
     return std::nullopt; // opset 1's attribute form: not written by exporters
   auto t = dyn_cast<RankedTensorType>(sl.getData().getType());
@@ -115,10 +115,7 @@ std::optional<StepSlice> rnn::getStepSlice(Value v) {
     Value in;
     auto reshape = dyn_cast<od::ReshapeOp>(def);
     if (auto sq = dyn_cast<od::SqueezeOp>(def)) {
-      if (auto a = sq.getAxesAttr())
-        axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-      else if (!isa<NoneType>(sq.getAxes().getType()))
-        axis = single(od::getConstantInts(sq.getAxes()));
+      axis = rnn::squeezeAxis(sq);
       if (!axis)
         return std::nullopt;
       in = od::skipIdentities(sq.getData());
@@ -126,8 +123,6 @@ std::optional<StepSlice> rnn::getStepSlice(Value v) {
       in = od::skipIdentities(reshape.getData());
     }
     int64_t rank = rankOf(in);
-    if (axis && *axis < 0)
-      *axis += rank;
     // With a Reshape: the part's own axis, if the Reshape only drops it.
     auto dropsOnly = [&](int64_t ax) {
       auto it = dyn_cast<RankedTensorType>(in.getType());
@@ -198,6 +193,21 @@ std::optional<StepSlice> rnn::getStepSlice(Value v) {
 }
 
 /// The single axis of an Unsqueeze (attribute or constant input).
+std::optional<int64_t> rnn::squeezeAxis(od::SqueezeOp sq) {
+  std::optional<int64_t> axis;
+  if (auto a = sq.getAxesAttr())
+    axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
+  else if (!isa<NoneType>(sq.getAxes().getType()))
+    axis = single(od::getConstantInts(sq.getAxes()));
+  if (axis && *axis < 0) {
+    int64_t rank = rankOf(sq.getData());
+    if (rank < 0)
+      return std::nullopt;
+    *axis += rank;
+  }
+  return axis;
+}
+
 std::optional<int64_t> rnn::unsqueezeAxis(od::UnsqueezeOp un) {
   std::optional<int64_t> axis;
   if (auto a = un.getAxesAttr())

@@ -34,8 +34,17 @@ struct StepSlice {
   llvm::SmallVector<mlir::Operation *, 2> ops;
 };
 
+/// The step a Slice keeps of `axis` when it keeps one step of that axis
+/// (`[t, t + 1)`, negative starts counted from the end) and every other axis
+/// it names whole; none otherwise.
+std::optional<int64_t> oneStepOfSlice(onnx::SliceOp sl, int64_t axis);
+
 /// The step slice `v` is, if it is one (through Identity).
 std::optional<StepSlice> getStepSlice(mlir::Value v);
+
+/// The single axis of a Squeeze (attribute or constant input),
+/// non-negative; none for several axes or none given.
+std::optional<int64_t> squeezeAxis(onnx::SqueezeOp sq);
 
 /// The single axis of an Unsqueeze (attribute or constant input),
 /// non-negative.
