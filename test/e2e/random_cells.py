@@ -16,6 +16,9 @@ in a random way:
     negated z*n + (1 - z)*h;
   * the steps cut out of X by Gather, Slice + Squeeze, Split + Squeeze or
     Slice + Reshape, from a time-major or a batch-major X;
+  * sometimes each step's input computed inside the loop before the cell
+    reads it: a projection (MatMul + Add + Relu, or Gemm + Tanh), a scale
+    and an Elu, an Unsqueeze + Reshape, or different ops at different steps;
   * sometimes something no ONNX op computes: a clip or a LayerNorm of the
     carried state, the state times a mask input, the previous output fed into
     the next step's input, an elementwise product on the cell candidate.
@@ -118,6 +121,9 @@ def build(seed, path):
     if ga == "written" and own.random() < 0.5:
         ga = "written3"
     g.div = own.random() < 0.5
+    # Each step's input computed inside the loop before the cell reads it
+    # (the same ops at every step, or at "mixed" different ones).
+    pre_x = str(own.choice(["none"] * 5 + ["proj", "gemm", "unary", "reshape", "mixed"]))
     gspec = (ga, float(np.round(rng.uniform(0.1, 0.4), 3)),
              float(np.round(rng.uniform(0.3, 0.7), 3)))
     act_g = rng.choice(["tanh", "tanh", "relu", "softsign", "leakyrelu", "elu"])
@@ -134,7 +140,7 @@ def build(seed, path):
         bad = "none"
     desc = dict(kind=kind, T=T, B=B, I=I, H=H, layout=str(layout), gate=ga, g=str(act_g),
                 h=str(act_h), peep="".join(peep), coupled=coupled, lbr=lbr,
-                update=str(update), bad=str(bad), steps=str(steps))
+                update=str(update), bad=str(bad), steps=str(steps), pre=pre_x)
 
     G = len(gates)
     Wx = rng.standard_normal((I, G * H)).astype(np.float32) * 0.6
@@ -163,6 +169,23 @@ def build(seed, path):
     split = g.i64([H] * G, "split")
     V = g.rand((H, I), 0.3, "V") if bad == "feedback" else None
     ln_s, ln_b = (g.rand((H,), 0.5, "ln"), g.rand((H,), 0.5, "ln")) if bad == "layernorm" else (None, None)
+    if pre_x != "none":
+        prng = np.random.default_rng(seed + 2000003)
+        pw = g.const(prng.standard_normal((I, I)).astype(np.float32) * 0.5, "PW")
+        pb = g.const(prng.standard_normal((I,)).astype(np.float32) * 0.2, "PB")
+
+    def step_input(x, t):
+        if pre_x == "proj":
+            return g.op("Relu", [g.op("Add", [g.op("MatMul", [x, pw]), pb])])
+        if pre_x == "gemm":
+            return g.op("Tanh", [g.op("Gemm", [x, pw, pb], transB=1)])
+        if pre_x == "unary":
+            return g.op("Elu", [g.op("Mul", [x, pb])], alpha=0.7)
+        if pre_x == "reshape":
+            return g.op("Reshape", [g.op("Unsqueeze", [x, g.i64([0])]), g.i64([B, I])])
+        if pre_x == "mixed":
+            return g.op("Relu" if t % 2 == 0 else "Abs", [x])
+        return x
 
     def gate_pre(x, h, hr_only=None):
         """Pre-activations {gate: value}; for a GRU with the reset inside
@@ -216,6 +239,7 @@ def build(seed, path):
         else:
             s = g.op("Slice", ["X", g.i64([t]), g.i64([t + 1]), g.i64([0])])
             x = g.op("Reshape", [s, g.i64([B, I])])
+        x = step_input(x, t)
         if bad == "feedback" and t > 0:
             x = g.op("Add", [x, g.op("MatMul", [h, V])])
         if kind == "lstm":
@@ -310,7 +334,10 @@ def main():
             continue
         out = onnx.load(dst)
         layers = [n.op_type for n in out.graph.node if n.op_type in ("LSTM", "GRU", "RNN")]
-        leftover = [n.op_type for n in out.graph.node if n.op_type in ("MatMul", "Gemm")]
+        # The step inputs' own projection (by PW, or by its transpose, which
+        # lstm-opt names batched_gemm_B) is the model's, not a cell's.
+        leftover = [n.op_type for n in out.graph.node if n.op_type in ("MatMul", "Gemm")
+                    and not (n.input[1].startswith("PW_") or n.input[1].startswith("batched_gemm_B"))]
         ref, got = run_ort(src, feeds), run_ort(dst, feeds)
         err = max_rel_error(got, ref)
         key = desc["kind"] + ("" if desc["bad"] == "none" else "+" + desc["bad"])

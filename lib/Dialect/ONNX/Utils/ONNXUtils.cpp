@@ -1318,12 +1318,13 @@ bool onnx::hoistBefore(Value v, Operation *point) {
 }
 
 void onnx::eraseDeadOps(ArrayRef<Operation *> ops,
-                        function_ref<void(Operation *)> onErase) {
+                        function_ref<void(Operation *)> onErase,
+                        function_ref<bool(Operation *)> alsoErase) {
   llvm::SetVector<Operation *> work(ops.begin(), ops.end());
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
-    if (!op->use_empty() || !isMemoryEffectFree(op) ||
-        op->hasTrait<OpTrait::IsTerminator>())
+    if (!op->use_empty() || op->hasTrait<OpTrait::IsTerminator>() ||
+        !(isMemoryEffectFree(op) || (alsoErase && alsoErase(op))))
       continue;
     for (Value v : op->getOperands())
       if (Operation *def = v.getDefiningOp())

@@ -1021,7 +1021,10 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     for (Cell cell : chain)
       if (Operation *def = cell.getX().getDefiningOp())
         dead.push_back(def);
-  od::eraseDeadOps(dead, consts.forgetter());
+  // (A generic activation that computed a step's input, movable, goes too.)
+  od::eraseDeadOps(dead, consts.forgetter(), [](Operation *op) {
+    return isa<od::NodeOp>(op) && isMovable(op);
+  });
   seq.emitRemark() << "fused " << rnn::stringifyCellKind(kind).upper()
                    << " layer: " << n << " steps, "
                    << (dirStep > 0 ? "forward" : "reverse") << ", hidden "

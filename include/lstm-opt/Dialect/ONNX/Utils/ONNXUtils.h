@@ -151,10 +151,13 @@ mlir::Value createSliceAxis(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Erases those of `ops` that have no users and no memory effects, then,
 /// transitively, the producers of their operands that became dead. Ops of
-/// unknown semantics (onnx.node) and graph-input initializers stay.
-/// `onErase` is told of each op just before it is erased.
+/// unknown semantics (onnx.node) and graph-input initializers stay, unless
+/// `alsoErase` says an op may go when dead anyway (a caller that knows the
+/// node is a function of its inputs). `onErase` is told of each op just
+/// before it is erased.
 void eraseDeadOps(llvm::ArrayRef<mlir::Operation *> ops,
-                  llvm::function_ref<void(mlir::Operation *)> onErase = {});
+                  llvm::function_ref<void(mlir::Operation *)> onErase = {},
+                  llvm::function_ref<bool(mlir::Operation *)> alsoErase = {});
 
 /// Makes `v` available before `point` (in the same block): moves the pure
 /// ops that compute it there, if everything they read already is (at most
