@@ -654,9 +654,10 @@ class Seq2SeqEncoder(nn.Module):
     """The encoder of PyTorch's seq2seq translation tutorial: an Embedding, then an nn.GRU (or
     nn.LSTM) called on one token at a time, its state passed from each call to the next."""
 
-    def __init__(self, kind, V, H):
+    def __init__(self, kind, V, H, layers=1):
         super().__init__()
-        self.emb, self.rnn, self.lstm = nn.Embedding(V, H), getattr(nn, kind)(H, H), kind == "LSTM"
+        self.emb, self.lstm = nn.Embedding(V, H), kind == "LSTM"
+        self.rnn = getattr(nn, kind)(H, H, num_layers=layers)
 
     def forward(self, tokens, *state):
         state = state if self.lstm else state[0]
@@ -683,6 +684,27 @@ def torch2_s2s_encoder_gru_op18():
         expect("gru", [layer("gru", T, H, H, batch=1, time_major=True, initial_state="inputs",
                              step_extraction="per-step Embedding (Gather), computed for all steps at once")],
                standard_rnn_ops=T),
+        TORCH_GRU_ORDER)
+
+
+def torch2_s2s_encoder_gru2_op18():
+    T, V, H, L, opset = 5, 20, 8, 2, 18
+    torch.manual_seed(SEED)
+    args = (torch.randint(0, V, (T,)), torch.randn(L, 1, H))
+    f, got = export_ts("torch2_s2s_encoder_gru2_op18", Seq2SeqEncoder("GRU", V, H, layers=L), args,
+                       ["tokens", "h0"], ["y", "h_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "The seq2seq tutorial's encoder with nn.GRU(num_layers=2), called once per token: per call "
+        "two one-step ONNX GRU nodes, the state [2, 1, H] the Concat of their Y_h and each "
+        "layer's next initial_h a Slice of it; layer 2 reads layer 1's Y.",
+        {"tokens": [T], "h0": [L, 1, H]},
+        {"y": [T, 1, H], "h_n": [L, 1, H]},
+        expect("gru", [layer("gru", T, H, H, batch=1, time_major=True, initial_state="inputs",
+                             step_extraction="per-step Embedding (Gather), computed for all steps at once"),
+                       layer("gru", T, H, H, batch=1, time_major=True, initial_state="inputs",
+                             step_extraction="layer 1's Y")],
+               standard_rnn_ops=2 * T),
         TORCH_GRU_ORDER)
 
 
@@ -790,6 +812,7 @@ FIXTURES = [
     torch2_gru_hoisted_reverse_dynamo,
     torch2_lstmcell_dynamo_noopt,
     torch2_s2s_encoder_gru_op18,
+    torch2_s2s_encoder_gru2_op18,
     torch2_s2s_encoder_lstm_dynamo,
     torch2_grucell_projected_op18,
     torch2_lstmcell_embedding_dynamo,

@@ -255,6 +255,8 @@ static bool isMovable(Operation *op) {
          !llvm::is_contained({"Multinomial", "Bernoulli"}, node.getOpType());
 }
 
+static bool keepsElementOrder(Operation *op);
+
 /// Where the step input `x` of a later step of a chain starting at `head`
 /// comes from: the ops after `head` in its block that compute it (pure, no
 /// subgraph, at most `kMaxStepInputOps` in all), appended to `ops`.
@@ -378,8 +380,15 @@ public:
   /// [T, ...] for T values of one per-step shape, or null.
   Value batch(ArrayRef<Value> vals) {
     auto r = visit(vals, 0);
-    if (r && !r->shared)
+    if (r && !r->shared) {
+      // Made, then bypassed (all but the result, which has no user yet).
+      SmallVector<Operation *> bypassed;
+      for (Operation *op : created)
+        if (op != r->value.getDefiningOp())
+          bypassed.push_back(op);
+      od::eraseDeadOps(bypassed, consts.forgetter());
       return r->value;
+    }
     // Nothing made is used.
     od::eraseDeadOps(created, consts.forgetter());
     numMade = 0;
@@ -689,6 +698,12 @@ StepBatcher::ops(ArrayRef<Value> vals, int depth) {
     auto axis = rnn::squeezeAxis(sq);
     if (in[0].shared || !axis)
       return std::nullopt;
+    // Squeeze(Unsqueeze(v)) of the same axis (a one-step layer's Y read
+    // back as a step input): v.
+    if (auto un = in[0].value.getDefiningOp<od::UnsqueezeOp>();
+        un && unsqueezeAxis(un) == *axis + 1 &&
+        llvm::is_contained(created, un.getOperation()))
+      return Batched{un.getData(), false};
     return Batched{made(od::createSqueeze(b, loc, consts, in[0].value,
                                           {*axis + 1})),
                    false};
@@ -953,12 +968,27 @@ void Roller::rollChain(SmallVector<Cell> chain) {
                  : Value();
   glue += cn ? 2 : 1;
   // The last hidden state: as h_n, except as the step input of another
-  // layer's cell, which reads it as the last row of Y (a step slice, so that
+  // layer's cell (directly, or only reshaped on the way: a chain of one-step
+  // layers), which reads it as the last row of Y (a step slice, so that
   // layer rolls too).
+  auto feedsStepInput = [](OpOperand &use) {
+    Operation *op = use.getOwner();
+    unsigned no = use.getOperandNumber();
+    for (int depth = 0; depth < 4; ++depth) {
+      if (Cell::dyn(op))
+        return no == 0;
+      if (!keepsElementOrder(op) || no != 0 || op->getNumResults() != 1 ||
+          !op->getResult(0).hasOneUse())
+        return false;
+      OpOperand &next = *op->getResult(0).getUses().begin();
+      op = next.getOwner();
+      no = next.getOperandNumber();
+    }
+    return false;
+  };
   for (OpOperand &use : llvm::make_early_inc_range(last.getHOut().getUses())) {
-    Cell cellUser = Cell::dyn(use.getOwner());
-    if (cellUser && use.getOperandNumber() == 0) {
-      OpBuilder ub(cellUser);
+    if (feedsStepInput(use)) {
+      OpBuilder ub(use.getOwner());
       use.set(od::createGatherIndex(ub, loc, consts, getY(), 0, timeOf(n - 1)));
     }
   }
@@ -1038,10 +1068,50 @@ void Roller::rollChain(SmallVector<Cell> chain) {
 // Chains of one-step layers
 //===----------------------------------------------------------------------===//
 
+/// The part of a Concat that a Slice of it cuts out exactly: one axis, the
+/// Concat's, from the part's first row to its last (steps 1, static sizes).
+static Value sliceOfConcatPart(od::SliceOp sl) {
+  auto cat = sl.getData().getDefiningOp<od::ConcatOp>();
+  auto ct = cat ? dyn_cast<RankedTensorType>(cat.getType()) : RankedTensorType();
+  if (!ct || sl.getStartsAttr() ||
+      (!isa<NoneType>(sl.getSteps().getType()) &&
+       od::getConstantInts(sl.getSteps()) != SmallVector<int64_t>{1}))
+    return {};
+  auto starts = od::getConstantInts(sl.getStarts());
+  auto ends = od::getConstantInts(sl.getEnds());
+  std::optional<SmallVector<int64_t>> axes =
+      isa<NoneType>(sl.getAxes().getType())
+          ? std::optional<SmallVector<int64_t>>(SmallVector<int64_t>{0})
+          : od::getConstantInts(sl.getAxes());
+  if (!starts || !ends || !axes || starts->size() != 1 || ends->size() != 1 ||
+      axes->size() != 1)
+    return {};
+  int64_t rank = ct.getRank();
+  int64_t axis = (*axes)[0] < 0 ? (*axes)[0] + rank : (*axes)[0];
+  int64_t catAxis = cat.getAxis() < 0 ? cat.getAxis() + rank : cat.getAxis();
+  if (axis != catAxis || ct.isDynamicDim(axis))
+    return {};
+  int64_t total = ct.getDimSize(axis);
+  int64_t lo = (*starts)[0] < 0 ? (*starts)[0] + total : (*starts)[0];
+  int64_t hi = std::min((*ends)[0] < 0 ? (*ends)[0] + total : (*ends)[0], total);
+  int64_t offset = 0;
+  for (Value part : cat.getInputs()) {
+    auto pt = dyn_cast<RankedTensorType>(part.getType());
+    if (!pt || pt.getRank() != rank || pt.isDynamicDim(axis))
+      return {};
+    int64_t size = pt.getDimSize(axis);
+    if (offset == lo && offset + size == hi)
+      return part;
+    offset += size;
+  }
+  return {};
+}
+
 /// A value's elements in the same order, only its shape different: through
 /// Identity, a Reshape with equal static shapes, a Slice over unit axes that
-/// keeps every element, and a Transpose of two transposes undoing each
-/// other. (How exporters pass a layer's h_n to the next call's initial_h.)
+/// keeps every element, a Slice that cuts one part out of a Concat, and a
+/// Transpose of two transposes undoing each other. (How exporters pass a
+/// layer's h_n to the next call's initial_h.)
 static Value skipSameState(Value v) {
   for (int depth = 0; depth < 8; ++depth) {
     Operation *def = v.getDefiningOp();
@@ -1056,6 +1126,11 @@ static Value skipSameState(Value v) {
       v = def->getOperand(0);
     } else if (auto r = dyn_cast<od::ReshapeOp>(def); r && same) {
       v = r.getData();
+    } else if (auto sl = dyn_cast<od::SliceOp>(def);
+               sl && !same && sliceOfConcatPart(sl)) {
+      // A multi-layer state [L, B, H] (Concat of the layers' h_n) cut back
+      // into one layer's [1, B, H].
+      v = sliceOfConcatPart(sl);
     } else if (auto sl = dyn_cast<od::SliceOp>(def); sl && same) {
       // Every axis the Slice names has size 1: it keeps everything.
       auto starts = od::getConstantInts(sl.getStarts());
