@@ -1177,9 +1177,11 @@ static Value skipSameState(Value v) {
 /// the shape: Identity, Reshape, Squeeze, Unsqueeze, Flatten, and a
 /// Transpose that keeps the order of the axes longer than 1.
 static bool keepsElementOrder(Operation *op) {
-  if (isa<od::IdentityOp, od::ReshapeOp, od::SqueezeOp, od::UnsqueezeOp>(op) ||
-      op->getName().getStringRef() == "onnx.Flatten")
+  if (isa<od::IdentityOp, od::ReshapeOp, od::SqueezeOp, od::UnsqueezeOp>(op))
     return true;
+  if (auto node = dyn_cast<od::NodeOp>(op))
+    return node.getOpType() == "Flatten" &&
+           (node.getDomain().empty() || node.getDomain() == "ai.onnx");
   auto tr = dyn_cast<od::TransposeOp>(op);
   auto in = tr ? dyn_cast<RankedTensorType>(tr.getData().getType())
                : RankedTensorType();
@@ -1199,6 +1201,9 @@ static bool keepsElementOrder(Operation *op) {
   }
   return true;
 }
+
+/// The largest zero initial state made as a constant (elements).
+static constexpr int64_t kMaxZeroState = int64_t(1) << 24;
 
 /// A layer of one step that a chain of them may be made of: static T = 1,
 /// one direction, no sequence_lens, constant weights.
@@ -1228,7 +1233,8 @@ static bool sameLayer(rnn::SequenceOp a, rnn::SequenceOp b) {
       !a.getPeephole() != !b.getPeephole())
     return false;
   auto equal = [](Value x, Value y) {
-    if (x == y)
+    ElementsAttr cx = od::getConstantAttr(x);
+    if (x == y || (cx && cx == od::getConstantAttr(y)))
       return true;
     auto tx = od::getConstantF32(x), ty = od::getConstantF32(y);
     return tx && ty && tx->shape == ty->shape && tx->values == ty->values;
@@ -1280,10 +1286,13 @@ void Roller::demoteOneStepChains() {
     // A zero initial state needs a static batch to be a constant.
     auto xt = cast<RankedTensorType>(head.getX().getType());
     bool lstm = head.getCell() == rnn::CellKind::LSTM;
-    if ((!head.getH0() || (lstm && !head.getC0())) && xt.isDynamicDim(1)) {
+    if ((!head.getH0() || (lstm && !head.getC0())) &&
+        (xt.isDynamicDim(1) ||
+         xt.getDimSize(1) * head.getHiddenSize() > kMaxZeroState)) {
       head.emitRemark() << "one-step layers chained by their state are not "
-                           "rolled: the first has no initial state and a "
-                           "dynamic batch size";
+                           "rolled: the first has no initial state, and its "
+                           "zero state needs a static batch size (and at "
+                           "most 2^24 elements)";
       continue;
     }
     SmallVector<Operation *> steps(chain.begin(), chain.end());
@@ -1300,11 +1309,16 @@ void Roller::demote(ArrayRef<rnn::SequenceOp> chain) {
   auto xt = cast<RankedTensorType>(head.getX().getType());
   Type f = xt.getElementType();
   std::string kind = rnn::stringifyCellKind(head.getCell()).str();
-  // The weights without their direction axis.
+  // The weights without their direction axis (once per distinct value).
+  DenseMap<Value, Value> dropped;
   auto drop = [&](Location loc, Value w, StringRef name) {
-    auto t = od::getConstantF32(w);
-    SmallVector<int64_t> shape(t->shape.begin() + 1, t->shape.end());
-    return consts.getF32(loc, kind + "_" + name.str(), shape, t->values);
+    Value &d = dropped[w];
+    if (!d) {
+      auto t = od::getConstantF32(w);
+      SmallVector<int64_t> shape(t->shape.begin() + 1, t->shape.end());
+      d = consts.getF32(loc, kind + "_" + name.str(), shape, t->values);
+    }
+    return d;
   };
   Value h, c;
   SmallVector<Operation *> dead;
