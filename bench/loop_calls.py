@@ -38,45 +38,13 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import torch
-import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "e2e",
+                                "models"))
+from gen_torch2 import ProjectedGRUCellLoop, Seq2SeqEncoder  # noqa: E402  (the fixtures' models)
 from ort_unrolled_vs_fused import median_ms, session  # noqa: E402
 from roundtrip_scale import cpu_name  # noqa: E402
-
-
-class Encoder(nn.Module):
-    """The seq2seq tutorial's encoder: one nn.GRU/nn.LSTM call per token."""
-
-    def __init__(self, kind, vocab, hidden):
-        super().__init__()
-        self.emb = nn.Embedding(vocab, hidden)
-        self.rnn = getattr(nn, kind)(hidden, hidden)
-        self.lstm = kind == "LSTM"
-
-    def forward(self, tokens, *state):
-        state = state if self.lstm else state[0]
-        ys = []
-        for t in range(tokens.shape[0]):
-            y, state = self.rnn(self.emb(tokens[t]).view(1, 1, -1), state)
-            ys.append(y)
-        return torch.cat(ys, 0)
-
-
-class ProjectedGRU(nn.Module):
-    """nn.GRUCell over relu(Linear(x[t])), the projection inside the loop."""
-
-    def __init__(self, inputs, proj, hidden):
-        super().__init__()
-        self.proj, self.cell, self.hidden = nn.Linear(inputs, proj), nn.GRUCell(proj, hidden), hidden
-
-    def forward(self, x):
-        h = torch.zeros(x.shape[1], self.hidden)
-        ys = []
-        for t in range(x.shape[0]):
-            h = self.cell(torch.relu(self.proj(x[t])), h)
-            ys.append(h)
-        return torch.stack(ys)
 
 
 # (name, model factory, example inputs factory, exporter)
@@ -89,13 +57,13 @@ def cases():
                 feeds["c0"] = rng.standard_normal((1, 1, h)).astype(np.float32)
             return feeds
         name = f"seq2seq encoder nn.{kind} T{t} H{h} ({'dynamo' if dynamo else 'TorchScript'})"
-        return name, lambda: Encoder(kind, v, h), inputs, dynamo
+        return name, lambda: Seq2SeqEncoder(kind, v, h), inputs, dynamo
 
     def proj(t, b, i, p, h):
         def inputs(rng):
             return {"x": rng.standard_normal((t, b, i)).astype(np.float32)}
         return (f"GRUCell over relu(Linear(x[t])) T{t} B{b} I{i} P{p} H{h} (TorchScript)",
-                lambda: ProjectedGRU(i, p, h), inputs, False)
+                lambda: ProjectedGRUCellLoop(i, p, h), inputs, False)
 
     return [enc("GRU", 10, 1000, 128, False), enc("GRU", 50, 1000, 256, False),
             enc("LSTM", 50, 1000, 256, True), proj(100, 1, 80, 128, 128)]
@@ -110,6 +78,7 @@ def export(path, model, feeds, dynamo):
         logging.disable(logging.WARNING)
         kw = dict(dynamo=True, external_data=False, verbose=False) if dynamo else \
             dict(dynamo=False, opset_version=18)
+        # The first output is y (the encoders also return their final state).
         torch.onnx.export(model, args, path, input_names=list(feeds), output_names=["y"], **kw)
         logging.disable(logging.NOTSET)
 

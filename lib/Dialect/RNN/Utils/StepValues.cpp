@@ -192,15 +192,16 @@ std::optional<StepSlice> rnn::getStepSlice(Value v) {
   return s;
 }
 
-/// The single axis of an Unsqueeze (attribute or constant input).
-std::optional<int64_t> rnn::squeezeAxis(od::SqueezeOp sq) {
+/// The single axis of a Squeeze or Unsqueeze (attribute or constant input),
+/// non-negative for a value of rank `rank`.
+template <typename OpT>
+static std::optional<int64_t> singleAxis(OpT op, int64_t rank) {
   std::optional<int64_t> axis;
-  if (auto a = sq.getAxesAttr())
+  if (auto a = op.getAxesAttr())
     axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-  else if (!isa<NoneType>(sq.getAxes().getType()))
-    axis = single(od::getConstantInts(sq.getAxes()));
+  else if (!isa<NoneType>(op.getAxes().getType()))
+    axis = single(od::getConstantInts(op.getAxes()));
   if (axis && *axis < 0) {
-    int64_t rank = rankOf(sq.getData());
     if (rank < 0)
       return std::nullopt;
     *axis += rank;
@@ -208,15 +209,13 @@ std::optional<int64_t> rnn::squeezeAxis(od::SqueezeOp sq) {
   return axis;
 }
 
+std::optional<int64_t> rnn::squeezeAxis(od::SqueezeOp sq) {
+  return singleAxis(sq, rankOf(sq.getData()));
+}
+
 std::optional<int64_t> rnn::unsqueezeAxis(od::UnsqueezeOp un) {
-  std::optional<int64_t> axis;
-  if (auto a = un.getAxesAttr())
-    axis = a->size() == 1 ? std::optional<int64_t>((*a)[0]) : std::nullopt;
-  else if (!isa<NoneType>(un.getAxes().getType()))
-    axis = single(od::getConstantInts(un.getAxes()));
-  if (axis && *axis < 0)
-    *axis += rankOf(un.getData()) + 1;
-  return axis;
+  int64_t rank = rankOf(un.getData());
+  return singleAxis(un, rank < 0 ? rank : rank + 1);
 }
 
 
