@@ -478,3 +478,29 @@ func.func @one_step_two_layer_chain(%x0: tensor<1x1x2xf32>, %x1: tensor<1x1x2xf3
   %y = onnx.Concat(%ob, %od) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
   return %y : tensor<2x1x2xf32>
 }
+
+// -----
+
+// Inputs computed per step from slices at decreasing indices (a loop over
+// reversed(range(T))): computed once over the slices in step order, a
+// step -1 Slice of the time axis.
+// CHECK-LABEL: func.func @computed_step_inputs_reversed
+// CHECK: %[[REV:.*]] = onnx.Slice(%arg0, {{.*}}) : (tensor<2x1x3xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<2x1x3xf32>
+// CHECK: %[[R:.*]] = onnx.Relu(%[[REV]]) : (tensor<2x1x3xf32>) -> tensor<2x1x3xf32>
+// CHECK: rnn.sequence gru forward %[[R]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: onnx.Gather
+func.func @computed_step_inputs_reversed(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<6x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<6xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %g0 = onnx.Gather(%x, %i1) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x0 = onnx.Relu(%g0) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %h1 = rnn.gru_cell %x0, %h, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  %g1 = onnx.Gather(%x, %i0) : (tensor<2x1x3xf32>, tensor<i64>) -> tensor<1x3xf32>
+  %x1 = onnx.Relu(%g1) : (tensor<1x3xf32>) -> tensor<1x3xf32>
+  %h2 = rnn.gru_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}

@@ -518,13 +518,16 @@ StepBatcher::slices(ArrayRef<Value> vals) {
     keptAxis = kept;
     ss.push_back(*s);
   }
+  // Increasing indices, or decreasing ones (a loop over reversed(range(T))).
+  int64_t dir = steps > 1 && ss[1].index < ss[0].index ? -1 : 1;
   for (int64_t k = 0; k < steps; ++k)
     if (ss[k].seq != ss[0].seq || ss[k].axis != ss[0].axis ||
-        ss[k].index != ss[0].index + k)
+        ss[k].index != ss[0].index + dir * k)
       return std::nullopt;
   Value seq = ss[0].seq;
   auto st = dyn_cast<RankedTensorType>(seq.getType());
-  int64_t axis = ss[0].axis, lo = ss[0].index;
+  int64_t axis = ss[0].axis;
+  int64_t lo = dir > 0 ? ss[0].index : ss[steps - 1].index;
   // The steps must lie inside the axis (a Gather past it fails when the
   // model runs, a Slice past it clamps): known statically.
   if (!st || lo < 0 || axis < 0 || axis >= st.getRank() ||
@@ -532,6 +535,15 @@ StepBatcher::slices(ArrayRef<Value> vals) {
     return std::nullopt;
   if (lo != 0 || st.getDimSize(axis) != steps)
     seq = made(od::createSliceAxis(b, loc, consts, seq, axis, lo, lo + steps));
+  if (dir < 0) {
+    // In step order: the range backwards.
+    Value s = constant(consts.getI64(loc, "starts", {1}, {-1}));
+    Value e = constant(consts.getI64(loc, "ends", {1}, {INT64_MIN}));
+    Value a = constant(consts.getI64(loc, "axes", {1}, {axis}));
+    Value st1 = constant(consts.getI64(loc, "steps", {1}, {-1}));
+    seq = made(od::SliceOp::create(b, loc, seq.getType(), seq, s, e, a, st1,
+                                   nullptr, nullptr, nullptr));
+  }
   if (axis != 0) {
     SmallVector<int64_t> perm = {axis};
     for (int64_t d = 0; d < st.getRank(); ++d)
