@@ -504,3 +504,48 @@ func.func @computed_step_inputs_reversed(%x: tensor<2x1x3xf32>, %h: tensor<1x2xf
   %h2 = rnn.gru_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x3xf32>, tensor<1x2xf32>, tensor<6x3xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// The same with three calls whose last second-layer step has other weights:
+// the second layer's chain (two steps) reads the first two rows of the
+// first layer's Y (a Slice made for it); its last step stays a one-step
+// layer.
+// CHECK-LABEL: func.func @one_step_two_layer_chain_cut
+// CHECK: %[[Y0:[a-zA-Z0-9_]+]], %{{.*}} = rnn.sequence gru forward {{.*}} -> (tensor<3x1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK: %[[Y0S:.*]] = onnx.Squeeze(%[[Y0]]
+// CHECK: %[[PART:.*]] = onnx.Slice(%[[Y0S]], {{.*}} -> tensor<2x1x2xf32>
+// CHECK: rnn.sequence gru forward %[[PART]], {{.*}} -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK: rnn.sequence gru forward {{.*}} -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+func.func @one_step_two_layer_chain_cut(%x0: tensor<1x1x2xf32>, %x1: tensor<1x1x2xf32>, %x2: tensor<1x1x2xf32>, %h: tensor<2x1x2xf32>) -> tensor<1x1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x6x2xf32>
+  %w1 = onnx.initializer "W1" dense<0.4> : tensor<1x6x2xf32>
+  %w2 = onnx.initializer "W2" dense<0.7> : tensor<1x6x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x6xf32>
+  %s0 = onnx.Constant() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s1 = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %s2 = onnx.Constant() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %ax = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %none = onnx.none
+  %h00 = onnx.Slice(%h, %s0, %s1, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  // expected-remark @+1 {{fused GRU layer: 3 steps, forward, hidden 2}}
+  %ya, %ha = rnn.sequence gru forward %x0, %w, %r, %b, %b init(%h00) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %oa = onnx.Squeeze(%ya, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %h01 = onnx.Slice(%h, %s1, %s2, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %yb, %hb = rnn.sequence gru forward %oa, %w1, %r, %b, %b init(%h01) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %st = onnx.Concat(%ha, %hb) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  %h10 = onnx.Slice(%st, %s0, %s1, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %yc, %hc = rnn.sequence gru forward %x1, %w, %r, %b, %b init(%h10) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %oc = onnx.Squeeze(%yc, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %h11 = onnx.Slice(%st, %s1, %s2, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %yd, %hd = rnn.sequence gru forward %oc, %w1, %r, %b, %b init(%h11) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %st2 = onnx.Concat(%hc, %hd) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  %h20 = onnx.Slice(%st2, %s0, %s1, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %ye, %he = rnn.sequence gru forward %x2, %w, %r, %b, %b init(%h20) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %oe = onnx.Squeeze(%ye, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %h21 = onnx.Slice(%st2, %s1, %s2, %s0, %none) : (tensor<2x1x2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x1x2xf32>
+  %yf, %hf = rnn.sequence gru forward %oe, %w2, %r, %b, %b init(%h21) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  return %hf : tensor<1x1x2xf32>
+}

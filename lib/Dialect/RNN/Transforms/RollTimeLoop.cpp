@@ -380,21 +380,18 @@ public:
   /// [T, ...] for T values of one per-step shape, or null.
   Value batch(ArrayRef<Value> vals) {
     auto r = visit(vals, 0);
-    if (r && !r->shared) {
-      // Made, then bypassed (all but the result, which has no user yet).
-      SmallVector<Operation *> bypassed;
-      for (Operation *op : created)
-        if (op != r->value.getDefiningOp())
-          bypassed.push_back(op);
-      od::eraseDeadOps(bypassed, consts.forgetter());
-      return r->value;
-    }
+    if (r && !r->shared)
+      return r->value; // (eraseBypassed once it is used)
     // Nothing made is used.
     od::eraseDeadOps(created, consts.forgetter());
+    created.clear();
     numMade = 0;
     return Value();
   }
   int64_t numMade = 0;
+  /// Erases what was made and then bypassed (a Squeeze(Unsqueeze) folded),
+  /// once the caller uses the result (before, it would look dead too).
+  void eraseBypassed() { od::eraseDeadOps(created, consts.forgetter()); }
 
 private:
   struct Batched {
@@ -819,6 +816,7 @@ void Roller::rollChain(SmallVector<Cell> chain) {
 
   // X: [T, B, I], time-major.
   Value X;
+  std::optional<StepBatcher> batcher;
   int64_t lo = 0;
   int64_t glue = 0;
   if (sliced) {
@@ -838,9 +836,9 @@ void Roller::rollChain(SmallVector<Cell> chain) {
     SmallVector<Value> xs;
     for (Cell cell : chain)
       xs.push_back(cell.getX());
-    StepBatcher batcher(b, loc, consts, n);
-    X = batcher.batch(xs);
-    glue += batcher.numMade;
+    batcher.emplace(b, loc, consts, n);
+    X = batcher->batch(xs);
+    glue += batcher->numMade;
     if (!X)
       X = stackStepInputs(b, loc, consts, xs, glue);
   } else {
@@ -880,6 +878,8 @@ void Roller::rollChain(SmallVector<Cell> chain) {
       h0, c0, Value(), P, ref.getActivationsAttr(),
       ref.getActivationAlphaAttr(), ref.getActivationBetaAttr(),
       ref.getClipAttr(), ref.inputForget() ? b.getUnitAttr() : nullptr);
+  if (batcher)
+    batcher->eraseBypassed();
   if (Attribute p = ref->getAttr(rnn::kPrecisionAttr))
     seq->setAttr(rnn::kPrecisionAttr, p);
 
