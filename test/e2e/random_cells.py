@@ -124,6 +124,10 @@ def build(seed, path):
     # Each step's input computed inside the loop before the cell reads it
     # (the same ops at every step, or at "mixed" different ones).
     pre_x = str(own.choice(["none"] * 5 + ["proj", "gemm", "unary", "reshape", "mixed"]))
+    # Or x_t joined with a vector every step reads (a condition), by Concat
+    # (its own stream again).
+    if pre_x == "none" and I >= 2 and np.random.default_rng(seed + 3000003).random() < 0.3:
+        pre_x = "cond"
     gspec = (ga, float(np.round(rng.uniform(0.1, 0.4), 3)),
              float(np.round(rng.uniform(0.3, 0.7), 3)))
     act_g = rng.choice(["tanh", "tanh", "relu", "softsign", "leakyrelu", "elu"])
@@ -173,6 +177,8 @@ def build(seed, path):
         prng = np.random.default_rng(seed + 2000003)
         pw = g.const(prng.standard_normal((I, I)).astype(np.float32) * 0.5, "PW")
         pb = g.const(prng.standard_normal((I,)).astype(np.float32) * 0.2, "PB")
+        cond = g.const(prng.standard_normal((B, 1)).astype(np.float32), "COND")
+        pw2 = g.const(prng.standard_normal((I, I - 1)).astype(np.float32) * 0.5, "PW_cond")
 
     def step_input(x, t):
         if pre_x == "proj":
@@ -185,6 +191,8 @@ def build(seed, path):
             return g.op("Reshape", [g.op("Unsqueeze", [x, g.i64([0])]), g.i64([B, I])])
         if pre_x == "mixed":
             return g.op("Relu" if t % 2 == 0 else "Abs", [x])
+        if pre_x == "cond":
+            return g.op("Concat", [g.op("MatMul", [x, pw2]), cond], axis=1)
         return x
 
     def gate_pre(x, h, hr_only=None):

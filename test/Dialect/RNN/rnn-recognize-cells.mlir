@@ -717,3 +717,63 @@ func.func @sequence_at_alone(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
   %t = onnx.Tanh(%p) : (tensor<2x2xf32>) -> tensor<2x2xf32>
   return %t : tensor<2x2xf32>
 }
+
+// -----
+
+// Each step's input joined from parts in the model, x_t = cat([e_t, cond]),
+// times one weight (an RNNCell over a token's embedding and a condition
+// vector): the gates read e_t, cond and h as three values; the parts are one
+// input again, the Concat, with the weight's rows of both. The first step's
+// zero state was folded away (no R product): its Concat is its input too,
+// since neither part has the hidden size.
+// CHECK-LABEL: func.func @rnn_step_input_concat_parts
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "rnn_W" dense<{{\[}}[1.000000e+00, 3.000000e+00, 5.000000e+00, 7.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00]]>
+// CHECK: %[[X0:.*]] = onnx.Concat(%arg0, %arg2) {axis = 1 : i64}
+// CHECK: %[[C0:.*]] = rnn.rnn_cell %[[X0]], %{{.*}}, %[[W]],
+// CHECK: %[[X1:.*]] = onnx.Concat(%arg1, %arg2) {axis = 1 : i64}
+// CHECK: %[[C1:.*]] = rnn.rnn_cell %[[X1]], %[[C0]], %[[W]],
+// CHECK-NOT: onnx.Tanh
+// CHECK: return %[[C1]]
+func.func @rnn_step_input_concat_parts(%e0: tensor<1x3xf32>, %e1: tensor<1x3xf32>, %cond: tensor<1x1xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "w_t" dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %r = onnx.initializer "r_t" dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %b = onnx.initializer "b" dense<[0.5, 0.25]> : tensor<2xf32>
+  %x0 = onnx.Concat(%e0, %cond) {axis = 1 : i64} : (tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %p0 = onnx.MatMul(%x0, %w) : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  %a0 = onnx.Add(%p0, %b) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h1 = onnx.Tanh(%a0) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %x1 = onnx.Concat(%e1, %cond) {axis = 1 : i64} : (tensor<1x3xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %p1 = onnx.MatMul(%x1, %w) : (tensor<1x4xf32>, tensor<4x2xf32>) -> tensor<1x2xf32>
+  %q1 = onnx.MatMul(%h1, %r) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %s1 = onnx.Add(%p1, %q1) : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %a1 = onnx.Add(%s1, %b) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h2 = onnx.Tanh(%a1) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// The same, but a part of the first step's Concat has the hidden size: it
+// may be that step's state ([x, h] as TensorFlow writes a cell), so the
+// parts stay apart there (read as x and h, exact for one step) and the
+// later step still reads its Concat as one.
+// CHECK-LABEL: func.func @rnn_concat_part_of_hidden_size
+// CHECK: rnn.rnn_cell %arg0, %arg2,
+// CHECK: %[[X1:.*]] = onnx.Concat(%arg1, %arg2) {axis = 1 : i64}
+// CHECK: rnn.rnn_cell %[[X1]], %{{.*}}, %{{.*}},
+func.func @rnn_concat_part_of_hidden_size(%e0: tensor<1x1xf32>, %e1: tensor<1x1xf32>, %cond: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "w_t" dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %r = onnx.initializer "r_t" dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %b = onnx.initializer "b" dense<[0.5, 0.25]> : tensor<2xf32>
+  %x0 = onnx.Concat(%e0, %cond) {axis = 1 : i64} : (tensor<1x1xf32>, tensor<1x2xf32>) -> tensor<1x3xf32>
+  %p0 = onnx.MatMul(%x0, %w) : (tensor<1x3xf32>, tensor<3x2xf32>) -> tensor<1x2xf32>
+  %a0 = onnx.Add(%p0, %b) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h1 = onnx.Tanh(%a0) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %x1 = onnx.Concat(%e1, %cond) {axis = 1 : i64} : (tensor<1x1xf32>, tensor<1x2xf32>) -> tensor<1x3xf32>
+  %p1 = onnx.MatMul(%x1, %w) : (tensor<1x3xf32>, tensor<3x2xf32>) -> tensor<1x2xf32>
+  %q1 = onnx.MatMul(%h1, %r) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %s1 = onnx.Add(%p1, %q1) : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %a1 = onnx.Add(%s1, %b) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h2 = onnx.Tanh(%a1) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}

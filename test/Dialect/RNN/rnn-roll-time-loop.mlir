@@ -325,6 +325,37 @@ func.func @batched_embedding_projection(%tok: tensor<1x2xi64>, %h: tensor<1x2xf3
 
 // -----
 
+// Each step's token embedding joined with a vector every step reads (a
+// condition): the embeddings of all tokens joined with the vector repeated
+// for every step (Expand to [T, 1, 2]), one Concat on the feature axis.
+// CHECK-LABEL: func.func @batched_concat_shared_part
+// CHECK-DAG: %[[S:.*]] = onnx.initializer "batched_expand_shape" dense<[2, 1, 1]> : tensor<3xi64>
+// CHECK-DAG: %[[E:.*]] = onnx.Gather(%{{.*}}, %{{.*}}) : (tensor<5x2xf32>, tensor<2x1xi64>) -> tensor<2x1x2xf32>
+// CHECK: %[[C:.*]] = onnx.Expand(%arg1, %[[S]]) : (tensor<1x2xf32>, tensor<3xi64>) -> tensor<2x1x2xf32>
+// CHECK: %[[X:.*]] = onnx.Concat(%[[E]], %[[C]]) {axis = 2 : i64} : (tensor<2x1x2xf32>, tensor<2x1x2xf32>) -> tensor<2x1x4xf32>
+// CHECK: rnn.sequence rnn forward %[[X]], {{.*}} -> (tensor<2x1x1x2xf32>
+// CHECK-NOT: onnx.Concat
+func.func @batched_concat_shared_part(%tok: tensor<1x2xi64>, %cond: tensor<1x2xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %emb = onnx.initializer "emb" dense<0.5> : tensor<5x2xf32>
+  %w = onnx.initializer "W" dense<0.1> : tensor<2x4xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<2x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<2xf32>
+  %i0 = onnx.Constant() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = onnx.Constant() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %t0 = onnx.Gather(%tok, %i0) {axis = 1 : i64} : (tensor<1x2xi64>, tensor<i64>) -> tensor<1xi64>
+  %e0 = onnx.Gather(%emb, %t0) : (tensor<5x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %x0 = onnx.Concat(%e0, %cond) {axis = -1 : i64} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+  // expected-remark @+1 {{fused RNN layer: 2 steps, forward, hidden 2}}
+  %h1 = rnn.rnn_cell %x0, %h, %w, %r, %b, %b : (tensor<1x4xf32>, tensor<1x2xf32>, tensor<2x4xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %t1 = onnx.Gather(%tok, %i1) {axis = 1 : i64} : (tensor<1x2xi64>, tensor<i64>) -> tensor<1xi64>
+  %e1 = onnx.Gather(%emb, %t1) : (tensor<5x2xf32>, tensor<1xi64>) -> tensor<1x2xf32>
+  %x1 = onnx.Concat(%e1, %cond) {axis = -1 : i64} : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x4xf32>
+  %h2 = rnn.rnn_cell %x1, %h1, %w, %r, %b, %b : (tensor<1x4xf32>, tensor<1x2xf32>, tensor<2x4xf32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
 // A step input computed from an earlier step's state (a decoder feeding its
 // output back) cannot be stacked: each step stays a layer of its own.
 // CHECK-LABEL: func.func @step_input_fed_back

@@ -795,6 +795,73 @@ def torch2_lstmcell_embedding_dynamo():
         TORCH_LSTM_ORDER)
 
 
+class ConditionedCellLoop(nn.Module):
+    """A cell over cat([step input, cond]) at every step: the step input a token's embedding
+    (tokens batch-major [B, T]) or x[t] (time-major x); cond [B, C] the same at every step.
+    Zero initial state."""
+
+    def __init__(self, cell, I, C, H, V=None):
+        super().__init__()
+        self.emb = nn.Embedding(V, I) if V else None
+        self.cell, self.H = cell(I + C, H), H
+        self.lstm = isinstance(self.cell, nn.LSTMCell)
+
+    def forward(self, x, cond):
+        B = cond.shape[0]
+        h = torch.zeros(B, self.H)
+        c = torch.zeros(B, self.H)
+        ys = []
+        for t in range(x.shape[1] if self.emb is not None else x.shape[0]):
+            xt = self.emb(x[:, t]) if self.emb is not None else x[t]
+            xt = torch.cat([xt, cond], dim=1)
+            if self.lstm:
+                h, c = self.cell(xt, (h, c))
+            else:
+                h = self.cell(xt, h)
+            ys.append(h)
+        return torch.stack(ys, 1 if self.emb is not None else 0), h
+
+
+def torch2_grucell_conditioned_op18():
+    T, B, V, E, C, H, opset = 5, 3, 20, 6, 4, 8, 18
+    torch.manual_seed(SEED)
+    f, got = export_ts("torch2_grucell_conditioned_op18", ConditionedCellLoop(nn.GRUCell, E, C, H, V),
+                       (torch.randint(0, V, (B, T)), torch.randn(B, C)), ["tokens", "cond"],
+                       ["y", "h_n"], opset)
+    return entry(
+        f, EXPORTER_TS, got,
+        "nn.GRUCell loop over torch.cat([emb(tokens[:, t]), cond], 1): each step's input joined "
+        "from a token's embedding and a condition vector every step reads; zero initial state "
+        "(two zero constants in the first step). Fused, the embeddings of all steps are joined "
+        "with cond repeated T times (one Gather, Expand and Concat).",
+        {"tokens": [B, T], "cond": [B, C]},
+        {"y": [B, T, H], "h_n": [B, H]},
+        expect("gru", [layer("gru", T, H, E + C, batch=B, time_major=False, initial_state="zero",
+                             step_extraction="per-step Embedding joined with a shared vector "
+                                             "(Concat), computed for all steps at once")]),
+        TORCH_GRU_ORDER)
+
+
+def torch2_lstmcell_conditioned_dynamo():
+    T, B, I, C, H = 5, 2, 6, 4, 8
+    torch.manual_seed(SEED)
+    args = (torch.randn(T, B, I), torch.randn(B, C))
+    f, got, note = export_dynamo("torch2_lstmcell_conditioned_dynamo",
+                                 ConditionedCellLoop(nn.LSTMCell, I, C, H), args, ["x", "cond"],
+                                 ["y", "h_n"])
+    return entry(
+        f, EXPORTER_DYNAMO, got,
+        "nn.LSTMCell loop over torch.cat([x[t], cond], 1), zero initial state: the exporter folds "
+        "the first step's state away, so that step's gates read only the Concat's two parts "
+        "(%s)." % note,
+        {"x": [T, B, I], "cond": [B, C]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I + C, batch=B, time_major=True, initial_state="zero",
+                              step_extraction="per-step Concat with a shared vector, computed "
+                                              "for all steps at once")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -816,6 +883,8 @@ FIXTURES = [
     torch2_s2s_encoder_lstm_dynamo,
     torch2_grucell_projected_op18,
     torch2_lstmcell_embedding_dynamo,
+    torch2_grucell_conditioned_op18,
+    torch2_lstmcell_conditioned_dynamo,
 ]
 
 

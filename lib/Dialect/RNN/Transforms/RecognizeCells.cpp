@@ -868,6 +868,113 @@ void CellRecognizer::matchForm(const CellForm &form,
   }
 }
 
+/// Gates that read the parts of one Concat along features (x_t =
+/// cat([embedding_t, condition]) in the model, times one weight) beside a
+/// hidden state read on its own: the parts become one input again, the
+/// Concat, each product's blocks of weight rows joined. Only where the gates
+/// would otherwise read more than two values (two may be TensorFlow's
+/// Concat([x, h]), which must stay apart), where exactly one value is left
+/// beside the Concat's parts, and where every gate reads each part through
+/// the same weights' consecutive row blocks. With `isState` (a GRU, whose
+/// state the update names), the inputs other than the state must be the
+/// parts. Without it, one value beside the parts is the state; or, where
+/// the zero state was folded away, none, if no part has the `hidden` size
+/// (else the parts may be [x, h] of the first step). True if the forms were
+/// changed.
+static bool joinConcatParts(MutableArrayRef<LinearForm *> forms,
+                            function_ref<bool(Value)> isState,
+                            int64_t hidden) {
+  SmallVector<Value, 4> inputs;
+  for (LinearForm *f : forms)
+    for (Term &t : f->terms)
+      if (!(isState && isState(t.input)) &&
+          !llvm::is_contained(inputs, t.input))
+        inputs.push_back(t.input);
+  if (inputs.size() < 2)
+    return false;
+  auto partSizeIsHidden = [&](ArrayRef<Value> parts) {
+    for (LinearForm *f : forms)
+      for (Term &t : f->terms)
+        if (llvm::is_contained(parts, t.input) &&
+            (ShapedType::isDynamic(hidden) || t.k == hidden))
+          return true;
+    return false;
+  };
+  auto joinable = [](ArrayRef<Term *> parts) {
+    for (Term *t : parts)
+      if (!t || t->weights.size() != parts[0]->weights.size())
+        return false;
+    for (size_t j = 0; j < parts[0]->weights.size(); ++j)
+      for (size_t p = 1; p < parts.size(); ++p) {
+        const WeightRef &a = parts[p - 1]->weights[j], &b = parts[p]->weights[j];
+        if (a.src != b.src || a.transposed != b.transposed ||
+            a.col0 != b.col0 || a.width != b.width || a.scale != b.scale ||
+            a.rows != parts[p - 1]->k || b.row0 != a.row0 + a.rows)
+          return false;
+      }
+    return true;
+  };
+  for (LinearForm *f0 : forms)
+    for (Operation *op : f0->ops) {
+      auto cat = dyn_cast<od::ConcatOp>(op);
+      if (!cat || cat.getNumOperands() < 2 || rankOf(cat.getResult()) != 2 ||
+          (cat.getAxis() != 1 && cat.getAxis() != -1))
+        continue;
+      SmallVector<Value> parts(cat.getInputs().begin(), cat.getInputs().end());
+      if (!llvm::all_of(parts,
+                        [&](Value p) { return llvm::is_contained(inputs, p); }) ||
+          DenseSet<Value>(parts.begin(), parts.end()).size() != parts.size())
+        continue;
+      if (isState ? inputs.size() != parts.size()
+                  : inputs.size() != parts.size() + 1 &&
+                        !(inputs.size() == parts.size() &&
+                          !partSizeIsHidden(parts)))
+        continue;
+      // Each gate reads every part, or none of them.
+      SmallVector<SmallVector<Term *>> byForm;
+      bool ok = true;
+      for (LinearForm *f : forms) {
+        SmallVector<Term *> terms;
+        for (Value p : parts) {
+          Term *found = nullptr;
+          for (Term &t : f->terms)
+            if (t.input == p)
+              found = &t;
+          terms.push_back(found);
+        }
+        bool none = llvm::all_of(terms, [](Term *t) { return !t; });
+        if (!none && !joinable(terms))
+          ok = false;
+        byForm.push_back(none ? SmallVector<Term *>() : terms);
+      }
+      if (!ok)
+        continue;
+      for (auto [f, terms] : llvm::zip(forms, byForm)) {
+        llvm::erase(f->ops, cat.getOperation()); // it stays: the new x
+        if (terms.empty())
+          continue;
+        Term joined{cat.getResult(), 0, terms[0]->weights};
+        for (Term *t : terms)
+          joined.k += t->k;
+        for (WeightRef &w : joined.weights)
+          w.rows = joined.k;
+        SmallVector<Term, 2> rest;
+        bool placed = false;
+        for (Term &t : f->terms) {
+          if (!llvm::is_contained(parts, t.input)) {
+            rest.push_back(std::move(t));
+          } else if (!placed) {
+            rest.push_back(joined);
+            placed = true;
+          }
+        }
+        f->terms = std::move(rest);
+      }
+      return true;
+    }
+  return false;
+}
+
 Value CellRecognizer::zeros(Location loc, Value like, int64_t hidden) {
   // A state of more than 2^24 elements (64 MiB) is not made: a batch size
   // computed from a corrupt shape constant (2^40) must not exhaust memory.
@@ -1025,7 +1132,10 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
       hasPeephole = true;
     }
   // The inputs: the step input x and the hidden state h (absent when the
-  // zero initial state was folded).
+  // zero initial state was folded). A step input joined from parts reads as
+  // several: one again.
+  LinearForm *formPtrs[] = {&forms[0], &forms[1], &forms[2], &forms[3]};
+  joinConcatParts(formPtrs, nullptr, hidden);
   SmallVector<Value, 2> inputs;
   for (auto &f : forms)
     for (Term &t : f.terms)
@@ -1365,8 +1475,6 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
     negated.add(std::move(*formZ), -1.0f);
     *formZ = std::move(negated);
   }
-  for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
-    matched.append(f->ops.begin(), f->ops.end());
 
   // The step input: the one other value the gates read. A zero state
   // folded by the exporter may be written as two zero constants (one in
@@ -1388,8 +1496,14 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
     auto vz = zeroConst(v);
     return vz && vz->shape == hZero->shape;
   };
+  // (A step input joined from parts reads as several: one again.)
+  LinearForm *forms[] = {&*formR, &*formZ, &formN};
+  joinConcatParts(
+      forms, [&](Value v) { return isH(v) || v == rh; }, hidden);
+  for (auto *f : {&*formR, &*formZ, &formN, &formNRec})
+    matched.append(f->ops.begin(), f->ops.end());
   Value x;
-  for (auto *f : {&*formR, &*formZ, &formN})
+  for (auto *f : forms)
     for (Term &t : f->terms)
       if (!isH(t.input) && t.input != rh) {
         if (x && x != t.input)
@@ -1496,6 +1610,10 @@ void CellRecognizer::matchRNNCells() {
       continue;
     std::string why;
     auto f = analyzer.analyzeGate(a->input, 0, hidden, why);
+    if (succeeded(f) && f->terms.size() >= 2) {
+      LinearForm *one[] = {&*f};
+      joinConcatParts(one, nullptr, hidden); // a step input joined from parts
+    }
     if (failed(f) || f->terms.empty() || f->terms.size() > 2)
       continue;
     byOutput[op->getResult(0)] = cands.size();

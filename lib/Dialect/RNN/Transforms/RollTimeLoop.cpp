@@ -725,6 +725,36 @@ StepBatcher::ops(ArrayRef<Value> vals, int depth) {
                                             {*axis + 1})),
                    false};
   }
+  if (auto cat = dyn_cast<od::ConcatOp>(op0)) {
+    // Parts joined per step (a token's embedding and a vector every step
+    // reads, such as a condition or a context): the parts over all steps,
+    // the shared ones repeated T times (Expand to [T, part shape]).
+    int64_t axis = cat.getAxis() < 0 ? cat.getAxis() + rank : cat.getAxis();
+    if (axis < 0 || axis >= rank ||
+        llvm::all_of(in, [](const Batched &x) { return x.shared; }))
+      return std::nullopt;
+    SmallVector<Value> parts;
+    for (auto [i, x] : llvm::enumerate(in)) {
+      if (perStepRank(x) != rank)
+        return std::nullopt;
+      if (!x.shared) {
+        parts.push_back(x.value);
+        continue;
+      }
+      auto pt = cast<RankedTensorType>(x.value.getType());
+      SmallVector<int64_t> shape = {steps};
+      shape.append(pt.getShape().begin(), pt.getShape().end());
+      SmallVector<int64_t> to(rank + 1, 1);
+      to[0] = steps;
+      Value s = constant(consts.getI64(loc, "batched_expand_shape",
+                                       {rank + 1}, to));
+      parts.push_back(made(od::ExpandOp::create(
+          b, loc, RankedTensorType::get(shape, pt.getElementType()), x.value,
+          s)));
+    }
+    return Batched{made(od::ConcatOp::create(b, loc, type, parts, axis + 1)),
+                   false};
+  }
   if (auto tr = dyn_cast<od::TransposeOp>(op0)) {
     if (in[0].shared)
       return std::nullopt;
