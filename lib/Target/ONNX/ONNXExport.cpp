@@ -37,7 +37,8 @@ private:
                             ArrayRef<DictionaryAttr> argAttrs,
                             ArrayRef<StringRef> outputNames,
                             ArrayRef<DictionaryAttr> resAttrs,
-                            ValueRange outputs, pb::GraphProto &graph);
+                            ValueRange outputs, pb::GraphProto &graph,
+                            ArrayRef<Type> declaredOutTypes = {});
   LogicalResult exportOp(Operation *op, pb::GraphProto &graph);
   LogicalResult exportAttribute(Operation *op, StringRef name, Attribute attr,
                                 pb::AttributeProto &out);
@@ -392,8 +393,24 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
         sub.set_name(yield.getName().str());
         if (auto doc = yield->getAttrOfType<StringAttr>(od::attrs::kDocString))
           sub.set_doc_string(doc.str());
-        if (failed(exportGraph(body, inNames, {}, outNames, {},
-                               yield.getValues(), sub)))
+        SmallVector<Type> declared;
+        SmallVector<DictionaryAttr> outAttrs;
+        auto types = yield->getAttrOfType<ArrayAttr>(od::attrs::kOutputTypes);
+        auto dims = yield->getAttrOfType<ArrayAttr>(od::attrs::kOutputDimParams);
+        if (types && dims && types.size() == yield.getValues().size() &&
+            dims.size() == types.size()) {
+          for (auto [t, d] : llvm::zip(types, dims)) {
+            auto ta = dyn_cast<TypeAttr>(t);
+            declared.push_back(ta ? ta.getValue() : Type());
+            outAttrs.push_back(DictionaryAttr::get(
+                op->getContext(),
+                {NamedAttribute(StringAttr::get(op->getContext(),
+                                                od::attrs::kDimParams),
+                                d)}));
+          }
+        }
+        if (failed(exportGraph(body, inNames, {}, outNames, outAttrs,
+                               yield.getValues(), sub, declared)))
           return failure();
       }
     }
@@ -440,7 +457,8 @@ LogicalResult ModelExporter::exportGraph(Block &block,
                                          ArrayRef<StringRef> outputNames,
                                          ArrayRef<DictionaryAttr> resAttrs,
                                          ValueRange outputs,
-                                         pb::GraphProto &graph) {
+                                         pb::GraphProto &graph,
+                                         ArrayRef<Type> declaredOutTypes) {
   // Graph inputs.
   for (auto [i, arg] : llvm::enumerate(block.getArguments())) {
     StringRef want = i < inputNames.size() ? inputNames[i] : StringRef();
@@ -557,9 +575,15 @@ LogicalResult ModelExporter::exportGraph(Block &block,
                             od::attrs::kProps, vi.mutable_metadata_props())))
         return failure();
     }
+    // A subgraph output's declared type, where it still fits the value.
+    Type type = v.getType();
+    if (i < declaredOutTypes.size() && declaredOutTypes[i] &&
+        getElementTypeOrSelf(declaredOutTypes[i]) ==
+            getElementTypeOrSelf(type) &&
+        succeeded(verifyCompatibleShape(declaredOutTypes[i], type)))
+      type = declaredOutTypes[i];
     bool known;
-    if (failed(exportType(v.getLoc(), v.getType(), attrs, *vi.mutable_type(),
-                          known)))
+    if (failed(exportType(v.getLoc(), type, attrs, *vi.mutable_type(), known)))
       return failure();
     if (!known)
       vi.clear_type();

@@ -456,7 +456,12 @@ static std::vector<std::string> clearNegativeDims(pb::GraphProto &root) {
   return warnings;
 }
 
-static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b) {
+static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b,
+                            int depth = 0) {
+  // Sequences (a scripted loop's list) compare their element types.
+  if (a.has_sequence_type() && b.has_sequence_type() && depth < 8)
+    return compatibleTypes(a.sequence_type().elem_type(),
+                           b.sequence_type().elem_type(), depth + 1);
   if (!a.has_tensor_type() || !b.has_tensor_type())
     return a.SerializeAsString() == b.SerializeAsString();
   const auto &ta = a.tensor_type(), &tb = b.tensor_type();
@@ -1249,6 +1254,33 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
       auto yield = od::YieldOp::create(builder, loc, outs, g->name(),
                                        builder.getStrArrayAttr(inNames),
                                        builder.getStrArrayAttr(outNames));
+      // The outputs' declared types, where they may say less than the
+      // values' will once shapes are inferred (unknown or symbolic
+      // dimensions): the export writes them again.
+      SmallVector<Attribute> declared, dimNames;
+      bool differs = false;
+      for (auto [o, v] : llvm::zip(g->output(), outs)) {
+        SmallVector<std::string> dims;
+        Type t;
+        if (o.has_type()) {
+          FailureOr<Type> d = convertType(
+              o.type(), "subgraph output '" + o.name() + "'", &dims);
+          if (failed(d))
+            return failure();
+          t = *d;
+        }
+        auto st = dyn_cast_or_null<ShapedType>(t);
+        differs |= t && (t != v.getType() || (st && !st.hasStaticShape()));
+        declared.push_back(t ? Attribute(TypeAttr::get(t))
+                             : Attribute(builder.getUnitAttr()));
+        SmallVector<StringRef> names(dims.begin(), dims.end());
+        dimNames.push_back(builder.getStrArrayAttr(names));
+      }
+      if (differs) {
+        yield->setAttr(od::attrs::kOutputTypes, builder.getArrayAttr(declared));
+        yield->setAttr(od::attrs::kOutputDimParams,
+                       builder.getArrayAttr(dimNames));
+      }
       if (!g->doc_string().empty())
         yield->setAttr(od::attrs::kDocString,
                        builder.getStringAttr(g->doc_string()));

@@ -94,3 +94,29 @@ func.func @scan_dynamic(%x: tensor<?x2x3xf32>, %h0: tensor<2x4xf32>) -> tensor<2
   return %hT : tensor<2x4xf32>
 }
 }
+
+// -----
+
+// A trip count computed when the model runs and a condition the body always
+// yields true (a scripted `for t in range(x.size(0))` over a dynamic axis):
+// the count is M's, unknown. Said at once, without unrolling up to the limit.
+
+// CHECK-LABEL: func.func @dynamic_trip_count_true_condition
+// CHECK: onnx.node "Loop"
+func.func @dynamic_trip_count_true_condition(%x: tensor<?x2x3xf32>, %h0: tensor<2x4xf32>, %m: tensor<i64>) -> tensor<2x4xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<3x4xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<4x4xf32>
+  %t = onnx.initializer "T" dense<true> : tensor<i1>
+  // expected-remark @+1 {{the recurrent Loop is not unrolled: its trip count is not known when the model is compiled}}
+  %hT = onnx.node "Loop"(%m, %t, %h0) graphs {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %h: tensor<2x4xf32>):
+    %xt = onnx.Gather(%x, %i) : (tensor<?x2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    %a = onnx.MatMul(%xt, %w) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %b = onnx.MatMul(%h, %r) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %s = onnx.Add(%a, %b) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %hn = onnx.Tanh(%s) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %c = onnx.Identity(%t) : (tensor<i1>) -> tensor<i1>
+    onnx.yield %c, %hn : tensor<i1>, tensor<2x4xf32> {input_names = ["i", "cond", "h"], name = "body", output_names = ["cond_out", "h_out"]}
+  } {graph_attrs = ["body"]} : (tensor<i64>, tensor<i1>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %hT : tensor<2x4xf32>
+}

@@ -145,3 +145,46 @@ func.func @not_recurrent(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   } {graph_attrs = ["body"]} : (tensor<i64>, none, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %acc : tensor<2x3xf32>
 }
+
+// -----
+
+// A scripted loop collecting its outputs in a list (TorchScript's
+// `ys.append(h)`): a sequence the Loop carries, starting as SequenceEmpty,
+// the body's SequenceInsert without a position appending h, and
+// ConcatFromSequence of the final list after the loop (new_axis = 1). The
+// list becomes the iterations' values stacked, as a scan output would be.
+
+// CHECK-LABEL: func.func @loop_list_append
+// CHECK-NOT: onnx.node "Loop"
+// CHECK-NOT: SequenceInsert
+// CHECK-NOT: ConcatFromSequence
+// CHECK: %[[H1:.*]] = onnx.Tanh
+// CHECK: %[[H2:.*]] = onnx.Tanh
+// CHECK: %[[U1:.*]] = onnx.Unsqueeze(%[[H1]]
+// CHECK: %[[U2:.*]] = onnx.Unsqueeze(%[[H2]]
+// CHECK: %[[Y:.*]] = onnx.Concat(%[[U1]], %[[U2]]) {axis = 0 : i64} : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<2x2x4xf32>
+// CHECK: return %[[Y]], %[[H2]] : tensor<2x2x4xf32>, tensor<2x4xf32>
+
+// ROLL-LABEL: func.func @loop_list_append
+// ROLL: rnn.sequence rnn forward %arg0
+// ROLL-NOT: onnx.Tanh
+func.func @loop_list_append(%x: tensor<2x2x3xf32>, %h0: tensor<2x4xf32>) -> (tensor<?x?x?xf32>, tensor<2x4xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<3x4xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<4x4xf32>
+  %m = onnx.initializer "M" dense<2> : tensor<i64>
+  %t = onnx.initializer "T" dense<true> : tensor<i1>
+  %empty = onnx.node "SequenceEmpty"() {attrs = {dtype = 1 : i64}} : () -> !onnx.seq<tensor<*xf32>>
+  // expected-remark @+1 {{recurrent Loop unrolled: 2 iterations of its body}}
+  %hT, %list = onnx.node "Loop"(%m, %t, %h0, %empty) graphs {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %h: tensor<2x4xf32>, %l: !onnx.seq<tensor<?x?xf32>>):
+    %xt = onnx.Gather(%x, %i) : (tensor<2x2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    %a = onnx.MatMul(%xt, %w) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %b = onnx.MatMul(%h, %r) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %s = onnx.Add(%a, %b) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %hn = onnx.Tanh(%s) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    %l2 = onnx.node "SequenceInsert"(%l, %hn) : (!onnx.seq<tensor<?x?xf32>>, tensor<2x4xf32>) -> !onnx.seq<tensor<?x?xf32>>
+    onnx.yield %cond, %hn, %l2 : tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<?x?xf32>> {input_names = ["i", "cond", "h", "l"], name = "body", output_names = ["cond_out", "h_out", "l_out"]}
+  } {graph_attrs = ["body"]} : (tensor<i64>, tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>) -> (tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>)
+  %y = onnx.node "ConcatFromSequence"(%list) {attrs = {axis = 0 : i64, new_axis = 1 : i64}} : (!onnx.seq<tensor<*xf32>>) -> tensor<?x?x?xf32>
+  return %y, %hT : tensor<?x?x?xf32>, tensor<2x4xf32>
+}

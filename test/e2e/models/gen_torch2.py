@@ -28,6 +28,7 @@ applied after the recurrent matmul (ONNX linear_before_reset=1).
 import os
 import sys
 import warnings
+from typing import List
 
 import onnx
 import torch
@@ -862,6 +863,69 @@ def torch2_lstmcell_conditioned_dynamo():
         TORCH_LSTM_ORDER)
 
 
+class ScriptedLSTMCellLoop(nn.Module):
+    """nn.LSTMCell over x[t] in a loop meant for torch.jit.script: outputs collected by
+    `ys.append(h)`, zero initial state. `manual`: the cell written out as Linear(cat([x, h]))
+    and chunk(4) instead."""
+
+    def __init__(self, I, H, manual):
+        super().__init__()
+        self.H = H
+        self.manual = manual
+        self.cell = nn.LSTMCell(I, H)
+        self.lin = nn.Linear(I + H, 4 * H)
+
+    def forward(self, x):
+        h = torch.zeros(x.size(1), self.H)
+        c = torch.zeros(x.size(1), self.H)
+        ys: List[torch.Tensor] = []
+        for t in range(x.size(0)):
+            if self.manual:
+                i, f, g, o = self.lin(torch.cat([x[t], h], 1)).chunk(4, 1)
+                c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+                h = torch.sigmoid(o) * torch.tanh(c)
+            else:
+                h, c = self.cell(x[t], (h, c))
+            ys.append(h)
+        return torch.stack(ys), h
+
+
+def _scripted_lstm(name, manual):
+    T, B, I, H, opset = 5, 2, 4, 6, 17
+    torch.manual_seed(SEED)
+    model = torch.jit.script(ScriptedLSTMCellLoop(I, H, manual).eval())
+    f, got = export_ts(name, model, (torch.randn(T, B, I),), ["x"], ["y", "h_n"], opset)
+    return f, got, T, B, I, H
+
+
+def torch2_lstmcell_scripted_op17():
+    f, got, T, B, I, H = _scripted_lstm("torch2_lstmcell_scripted_op17", False)
+    return entry(
+        f, EXPORTER_TS, got,
+        "torch.jit.script of an nn.LSTMCell loop collecting h by ys.append(h): an ONNX Loop "
+        "(trip count 5) whose body calls a one-step LSTM node, the list a SequenceInsert on a "
+        "loop-carried sequence, then ConcatFromSequence; zero initial state.",
+        {"x": [T, B, I]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="zero",
+                              step_extraction="ONNX Loop unrolled: one-step LSTM nodes chained")]),
+        TORCH_LSTM_ORDER)
+
+
+def torch2_lstm_manual_scripted_op17():
+    f, got, T, B, I, H = _scripted_lstm("torch2_lstm_manual_scripted_op17", True)
+    return entry(
+        f, EXPORTER_TS, got,
+        "torch.jit.script of a written-out LSTM step (Linear(cat([x[t], h])), chunk(4)) collecting "
+        "h by ys.append(h): an ONNX Loop (trip count 5), the list a SequenceInsert on a "
+        "loop-carried sequence, then ConcatFromSequence; zero initial state.",
+        {"x": [T, B, I]},
+        {"y": [T, B, H], "h_n": [B, H]},
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=True, initial_state="zero",
+                              step_extraction="ONNX Loop unrolled: per-step Gather")]),
+        TORCH_LSTM_ORDER)
+
+
 FIXTURES = [
     torch2_lstmcell_op18,
     torch2_grucell_op18,
@@ -885,6 +949,8 @@ FIXTURES = [
     torch2_lstmcell_embedding_dynamo,
     torch2_grucell_conditioned_op18,
     torch2_lstmcell_conditioned_dynamo,
+    torch2_lstmcell_scripted_op17,
+    torch2_lstm_manual_scripted_op17,
 ]
 
 

@@ -38,7 +38,8 @@ namespace {
 
 /// Whether `body` is a recurrent step: some value carried across iterations
 /// (and changed by the body, unlike weights handed through unchanged)
-/// reaches a MatMul/Gemm whose result reaches a Sigmoid/Tanh/Relu.
+/// reaches a MatMul/Gemm whose result reaches a Sigmoid/Tanh/Relu, or an
+/// LSTM/GRU/RNN node.
 bool isRecurrentStep(Block &body, ArrayRef<BlockArgument> carried,
                      ArrayRef<Value> carriedOut) {
   llvm::SetVector<Value> fromState, fromProduct;
@@ -59,6 +60,10 @@ bool isRecurrentStep(Block &body, ArrayRef<BlockArgument> carried,
     });
     if (reads)
       fromState.insert(op.result_begin(), op.result_end());
+    // A recurrent layer the body calls with the carried state (a scripted
+    // loop calling nn.LSTMCell exports one-step LSTM nodes).
+    if (reads && isa<od::LSTMOp, od::GRUOp, od::RNNOp>(op))
+      recurrent = true;
     if (reads && isa<od::MatMulOp, od::GemmOp>(op))
       readsProduct = true;
     if (readsProduct) {
@@ -175,6 +180,9 @@ struct Unroller {
   int64_t ordinal = 0;   // the loop's place among the graph's Loop/Scan nodes
   int64_t stepsMade = 0; // copies of the body made so far
   int64_t perTrip = -1;  // ops copied per iteration (checkBudget)
+  /// Carried lists a Loop appends one value to per iteration (TorchScript's
+  /// `ys.append(h)` in a scripted loop): carried index -> the values.
+  DenseMap<unsigned, SmallVector<Value>> lists;
 
   Unroller(Operation *loop, od::ConstantBuilder &consts, int64_t maxTrips,
            int64_t maxOps)
@@ -333,6 +341,94 @@ struct Unroller {
     return success();
   }
 
+  /// Whether carried value `j` of a Loop is a list the body appends to: it
+  /// starts as `SequenceEmpty`, the body's only use of it is a
+  /// `SequenceInsert` without a position (an append) whose result is
+  /// yielded back and read by nothing else, and the loop's result is read
+  /// only by `ConcatFromSequence`.
+  bool isAppendedList(unsigned j) {
+    auto node = cast<od::NodeOp>(loop);
+    auto isNode = [](Operation *op, StringRef type) {
+      auto n = dyn_cast_or_null<od::NodeOp>(op);
+      return n && n.getDomain().empty() && n.getOpType() == type;
+    };
+    Value init = node.getInputs()[2 + j];
+    BlockArgument arg = body().getArgument(2 + j);
+    Value out = yield().getValues()[1 + j];
+    if (!isNode(init.getDefiningOp(), "SequenceEmpty") || !arg.hasOneUse())
+      return false;
+    Operation *ins = *arg.getUsers().begin();
+    if (!isNode(ins, "SequenceInsert") || ins->getNumOperands() != 2 ||
+        ins->getOperand(0) != arg || ins->getResult(0) != out ||
+        !out.hasOneUse() || ins->getParentRegion() != &loop->getRegion(0))
+      return false;
+    return llvm::all_of(loop->getResult(j).getUsers(), [&](Operation *u) {
+      return isNode(u, "ConcatFromSequence") && u->getNumOperands() == 1;
+    });
+  }
+
+  /// ConcatFromSequence of the appended `values`: along `axis`, with a new
+  /// axis there when `newAxis`.
+  FailureOr<Value> concatList(ArrayRef<Value> values, int64_t axis,
+                              bool newAxis) {
+    if (values.empty())
+      return failure();
+    if (newAxis)
+      return stack(values, axis);
+    auto t = dyn_cast<RankedTensorType>(values.front().getType());
+    if (!t || t.getRank() == 0)
+      return failure();
+    if (axis < 0)
+      axis += t.getRank();
+    if (axis < 0 || axis >= t.getRank())
+      return failure();
+    SmallVector<int64_t> shape(t.getShape());
+    shape[axis] = 0;
+    for (Value v : values) {
+      auto vt = dyn_cast<RankedTensorType>(v.getType());
+      if (!vt || vt.getRank() != t.getRank() ||
+          vt.getElementType() != t.getElementType())
+        return failure();
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        if (d != axis && vt.getDimSize(d) != t.getDimSize(d))
+          return failure();
+      shape[axis] = ShapedType::isDynamic(vt.getDimSize(axis)) ||
+                            ShapedType::isDynamic(shape[axis])
+                        ? ShapedType::kDynamic
+                        : shape[axis] + vt.getDimSize(axis);
+    }
+    Value cat = od::ConcatOp::create(
+        b, loop->getLoc(), RankedTensorType::get(shape, t.getElementType()),
+        values, axis);
+    created.insert(cat.getDefiningOp());
+    return cat;
+  }
+
+  /// Replaces each ConcatFromSequence of an appended list by the
+  /// concatenation of the list's values (made before the loop's results are
+  /// replaced, so that a failure leaves the graph as it was).
+  LogicalResult concatLists(
+      SmallVectorImpl<std::pair<Operation *, Value>> &done, std::string &why) {
+    for (auto &[j, values] : lists)
+      for (Operation *u : loop->getResult(j).getUsers()) {
+        auto attrs = cast<od::NodeOp>(u).getAttrsAttr();
+        auto intAttr = [&](StringRef name, int64_t dflt) {
+          auto a = attrs ? attrs.getAs<IntegerAttr>(name) : nullptr;
+          return a ? a.getInt() : dflt;
+        };
+        auto cat = concatList(values, intAttr("axis", 0),
+                              intAttr("new_axis", 0) != 0);
+        if (failed(cat) ||
+            !join(u->getResult(0).getType(), cat->getType())) {
+          why = "the values it appends to a list are not tensors that "
+                "ConcatFromSequence joins";
+          return failure();
+        }
+        done.push_back({u, *cat});
+      }
+    return success();
+  }
+
   /// ONNX Loop: inputs (M, cond, v...), body (i, cond, v...) ->
   /// (cond, v..., scan...), results (v..., scan...).
   LogicalResult unrollLoop(std::string &why) {
@@ -369,6 +465,18 @@ struct Unroller {
       why = tooLong(*trips);
       return failure();
     }
+    // A trip count computed when the model runs, and a condition the body
+    // always yields true: the count is M's, unknown here.
+    if (!trips && !isa<NoneType>(ins[0].getType())) {
+      std::optional<bool> bodyCond = condOf(yield().getValues()[0]);
+      if (bodyCond && *bodyCond) {
+        why = "its trip count is not known when the model is compiled";
+        return failure();
+      }
+    }
+    for (unsigned j = 0; j < n; ++j)
+      if (isAppendedList(j))
+        lists[j];
     copyInvariants();
     SmallVector<Value> carried(ins.begin() + 2, ins.end());
     SmallVector<SmallVector<Value>> scans(k);
@@ -395,17 +503,41 @@ struct Unroller {
       SmallVector<Value> out = step(args);
       condValue = out[0];
       cond = condOf(condValue);
+      // An appended list: this iteration's value; the copied append goes
+      // (the list stays the empty one the loop starts with).
+      for (auto &[j, values] : lists) {
+        Operation *append = out[1 + j].getDefiningOp();
+        values.push_back(append->getOperand(1));
+        out[1 + j] = ins[2 + j];
+        created.remove(append);
+        append->erase();
+      }
       carried.assign(out.begin() + 1, out.begin() + 1 + n);
       for (unsigned j = 0; j < k; ++j)
         scans[j].push_back(out[1 + n + j]);
     }
     numTrips = i;
-    if (i == 0 && k) {
+    if (i == 0 && (k || !lists.empty())) {
       why = "it runs no iteration (its scan outputs would be empty)";
       return failure();
     }
-    return finish(carried, scans, SmallVector<int64_t>(k, 0),
-                  SmallVector<int64_t>(k, 0), why);
+    SmallVector<std::pair<Operation *, Value>> concats;
+    if (failed(concatLists(concats, why)) ||
+        failed(finish(carried, scans, SmallVector<int64_t>(k, 0),
+                      SmallVector<int64_t>(k, 0), why)))
+      return failure();
+    if (concats.empty())
+      return success();
+    auto func = loop->getParentOfType<func::FuncOp>();
+    for (auto [u, cat] : concats) {
+      cat.setType(join(u->getResult(0).getType(), cat.getType()));
+      u->getResult(0).replaceAllUsesWith(cat);
+      u->erase();
+    }
+    func.setType(FunctionType::get(
+        func.getContext(), func.getFunctionType().getInputs(),
+        func.getBody().front().getTerminator()->getOperandTypes()));
+    return success();
   }
 
   /// ONNX Scan (opset 9+): inputs (state..., scan inputs...), body

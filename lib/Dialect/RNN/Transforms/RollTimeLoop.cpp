@@ -1154,6 +1154,8 @@ static Value sliceOfConcatPart(od::SliceOp sl) {
 /// keeps every element, a Slice that cuts one part out of a Concat, and a
 /// Transpose of two transposes undoing each other. (How exporters pass a
 /// layer's h_n to the next call's initial_h.)
+static bool keepsElementOrder(Operation *op);
+
 static Value skipSameState(Value v) {
   for (int depth = 0; depth < 8; ++depth) {
     Operation *def = v.getDefiningOp();
@@ -1208,6 +1210,19 @@ static Value skipSameState(Value v) {
         if (p1[p2[i]] != i)
           return v;
       v = t1.getData();
+    } else if (keepsElementOrder(def) && out && out.hasStaticShape()) {
+      // Shape-only ops that come back to the shape they started from
+      // (Unsqueeze(Squeeze(h_n)), as a scripted loop's body writes it).
+      Value w = def->getOperand(0);
+      for (int d = 0; d < 4 && w.getType() != out; ++d) {
+        Operation *wd = w.getDefiningOp();
+        if (!wd || !keepsElementOrder(wd) || wd->getNumOperands() == 0)
+          break;
+        w = wd->getOperand(0);
+      }
+      if (w.getType() != out)
+        return v;
+      v = w;
     } else {
       return v;
     }
@@ -1442,10 +1457,26 @@ void Roller::demote(ArrayRef<rnn::SequenceOp> chain) {
         use.set(od::createUnsqueeze(ub, loc, consts, h, {0, 1}));
       }
     }
-    seq.getHN().replaceAllUsesWith(od::createUnsqueeze(b, loc, consts, h, {0}));
+    // h_n [1, B, H]: the state with a unit axis again, except where it is
+    // squeezed right back (a scripted loop's body), which reads the state.
+    auto replaceState = [&](Value old, Value state) {
+      Value unsqueezed;
+      for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
+        auto sq = dyn_cast<od::SqueezeOp>(use.getOwner());
+        if (sq && sq.getResult().getType() == state.getType() &&
+            rnn::squeezeAxis(sq) == 0) {
+          sq.getResult().replaceAllUsesWith(state);
+          dead.push_back(sq);
+          continue;
+        }
+        if (!unsqueezed)
+          unsqueezed = od::createUnsqueeze(b, loc, consts, state, {0});
+        use.set(unsqueezed);
+      }
+    };
+    replaceState(seq.getHN(), h);
     if (lstm)
-      seq.getCN().replaceAllUsesWith(
-          od::createUnsqueeze(b, loc, consts, c, {0}));
+      replaceState(seq.getCN(), c);
     dead.push_back(seq);
   }
   od::eraseDeadOps(dead, consts.forgetter());

@@ -101,6 +101,12 @@ inline constexpr llvm::StringLiteral kValueInfo = "onnx.value_info";
 /// On an initializer: the type its value_info entry declares, where that
 /// differs from the tensor's own type (kept for a lossless round trip).
 inline constexpr llvm::StringLiteral kValueInfoType = "onnx.value_info_type";
+/// On an onnx.yield: the types its subgraph's outputs declare (a TypeAttr,
+/// or a UnitAttr where none is declared), and their dimension names (a list
+/// of strings each), kept for a lossless round trip where the values' own
+/// types are more precise.
+inline constexpr llvm::StringLiteral kOutputTypes = "onnx.output_types";
+inline constexpr llvm::StringLiteral kOutputDimParams = "onnx.output_dim_params";
 /// On the module: the file the model was read from (for messages).
 inline constexpr llvm::StringLiteral kSourceFile = "onnx.source_file";
 } // namespace attrs
