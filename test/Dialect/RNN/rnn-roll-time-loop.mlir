@@ -580,3 +580,25 @@ func.func @one_step_two_layer_chain_cut(%x0: tensor<1x1x2xf32>, %x1: tensor<1x1x
   %yf, %hf = rnn.sequence gru forward %oe, %w2, %r, %b, %b init(%h21) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
   return %hf : tensor<1x1x2xf32>
 }
+
+// -----
+
+// The next step reads the state through a Clip (a clamped state): no ONNX
+// layer computes that, so each step stays a layer of its own, and the
+// remark names the operator in between.
+// CHECK-LABEL: func.func @clipped_state
+// CHECK-COUNT-2: rnn.sequence gru forward
+func.func @clipped_state(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<6x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<6xf32>
+  %lo = onnx.initializer "lo" dense<-0.5> : tensor<f32>
+  %hi = onnx.initializer "hi" dense<0.5> : tensor<f32>
+  // expected-remark @+1 {{fused GRU layer: 1 steps}}
+  %h1 = rnn.gru_cell %x0, %h, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  %c1 = onnx.Clip(%h1, %lo, %hi) : (tensor<1x2xf32>, tensor<f32>, tensor<f32>) -> tensor<1x2xf32>
+  // expected-remark @+2 {{not rolled into a layer with the step before: its state is computed from that step's by 'Clip' and other ops, not passed on (a masked or modified state; no ONNX layer computes it)}}
+  // expected-remark @+1 {{fused GRU layer: 1 steps}}
+  %h2 = rnn.gru_cell %x1, %c1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
+  return %h2 : tensor<1x2xf32>
+}

@@ -572,6 +572,8 @@ private:
                         ArrayRef<SmallVector<BiasRef, 2>> gates, int64_t hidden);
   const std::vector<float> &constant(Value v);
   void eraseIfDead(ArrayRef<Operation *> ops);
+  /// Drops the cache entries that name `op`'s results (it is being erased).
+  void forgetCached(Operation *op);
 
   func::FuncOp func;
   MLIRContext *ctx;
@@ -659,10 +661,39 @@ Value CellRecognizer::materializeBias(Location loc, StringRef name,
   return v;
 }
 
+void CellRecognizer::forgetCached(Operation *op) {
+  // The caches are keyed by values (their addresses): an op allocated later
+  // at an erased one's address must not find the erased one's entries.
+  for (Value v : op->getResults()) {
+    const void *p = v.getAsOpaquePointer();
+    constCache.erase(v);
+    for (auto it = dequantized.begin(); it != dequantized.end();) {
+      auto &[key, value] = *it;
+      if (value == v || std::get<0>(key) == p || std::get<1>(key) == p ||
+          std::get<2>(key) == p)
+        it = dequantized.erase(it);
+      else
+        ++it;
+    }
+    auto dropFrom = [&](auto &cache) {
+      for (auto it = cache.begin(); it != cache.end();) {
+        bool stale = it->second == v ||
+                     llvm::any_of(it->first, [&](const auto &entry) {
+                       return std::get<0>(entry) == p;
+                     });
+        it = stale ? cache.erase(it) : std::next(it);
+      }
+    };
+    dropFrom(weightCache);
+    dropFrom(biasCache);
+  }
+}
+
 void CellRecognizer::eraseIfDead(ArrayRef<Operation *> ops) {
   auto onErase = [&](Operation *op) {
     erasedOps.insert(op);
     consts->forget(op);
+    forgetCached(op);
   };
   SmallVector<Operation *> work(ops.begin(), ops.end());
   // `ops` are live: an older entry at one's address is stale.
@@ -2029,6 +2060,7 @@ void CellRecognizer::importLayer(Operation *op) {
         defs.push_back(def);
     erasedOps.insert(op);
     consts->forget(op);
+    forgetCached(op);
     op->erase();
     eraseIfDead(defs);
   } else {
@@ -2525,6 +2557,7 @@ void CellRecognizer::materializeComputedWeights() {
   od::eraseDeadOps(dead, [&](Operation *op) {
     erasedOps.insert(op);
     consts->forget(op);
+    forgetCached(op);
   });
 }
 
@@ -2679,8 +2712,10 @@ void CellRecognizer::expandQOperatorNodes() {
       DictionaryAttr attrs = n.getAttrsAttr();
       auto axis = attrs ? attrs.getAs<IntegerAttr>("axis") : IntegerAttr();
       if (!ok || !axis) {
-        for (Value p : llvm::reverse(parts))
+        for (Value p : llvm::reverse(parts)) {
+          forgetCached(p.getDefiningOp());
           p.getDefiningOp()->erase();
+        }
         continue;
       }
       y = od::ConcatOp::create(b, loc, fType(n->getResult(0)), parts,
@@ -2699,6 +2734,7 @@ void CellRecognizer::expandQOperatorNodes() {
                   ->getResult(0);
     n->getResult(0).replaceAllUsesWith(q);
     erasedOps.insert(n);
+    forgetCached(n);
     n.erase();
   }
 }
@@ -2731,6 +2767,7 @@ void CellRecognizer::run() {
     od::eraseDeadOps(all, [&](Operation *op) {
       erasedOps.insert(op);
       consts->forget(op);
+      forgetCached(op);
     });
   }
   if (importQuantized)

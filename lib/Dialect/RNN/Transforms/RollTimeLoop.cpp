@@ -227,7 +227,10 @@ static void remarkModifiedState(Cell cur, Linkable linkable) {
           Operation *def = v.getDefiningOp();
           c.emitRemark() << "not rolled into a layer with the step before: "
                             "its state is computed from that step's by '"
-                         << (def ? def->getName().getStringRef() : "?")
+                         << (!def ? StringRef("?")
+                             : !od::getOnnxOpType(def).empty()
+                                 ? od::getOnnxOpType(def)
+                                 : def->getName().getStringRef())
                          << "' and other ops, not passed on (a masked or "
                             "modified state; no ONNX layer computes it)";
           return;
