@@ -189,7 +189,9 @@ LogicalResult Lowering::lower(Operation *op, rnn::CellKind kind,
                failure();
       v = tensor::CastOp::create(b, tt, v);
     }
-    Value m = bufferization::ToBufferOp::create(b, staticType, v, /*read_only=*/true);
+    auto m = bufferization::ToBufferOp::create(b, staticType, v, /*read_only=*/true);
+    // Read by this layer's call only (see rnn::emitLayerCall).
+    m->setAttr("lstm_opt.read_by", b.getStringAttr(base));
     return Value(memref::CastOp::create(b, dynType(shape.size(), elt), m));
   };
   auto xm = operand(x, {T, B, I}, f32);

@@ -3,6 +3,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=TEAM
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
 // RUN: lstm-opt %s --convert-rnn-to-cpu="l1-cache-bytes=8192" --canonicalize --split-input-file | FileCheck %s --check-prefix=L1
+// RUN: lstm-opt %s --convert-rnn-to-cpu --cse --split-input-file | FileCheck %s --check-prefix=READ
 // RUN: %expect-exit 1 lstm-opt %s --convert-rnn-to-cpu="block-tile=-1" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADTILE
 // BADTILE: convert-rnn-to-cpu: block-tile must be >= 0, not -1
 
@@ -181,4 +182,25 @@ func.func @lstm_peephole(%x: tensor<3x2x4xf32>) -> tensor<3x1x2x5xf32> {
   %p = rnn.input_projection %x, %w, %b : (tensor<3x2x4xf32>, tensor<1x20x4xf32>, tensor<1x20xf32>) -> tensor<1x3x2x20xf32> loc("peep_layer")
   %y, %hn, %cn = rnn.recurrence lstm forward %p, %r, %b peephole(%pp) {hidden_size = 5 : i64, input_forget} : (tensor<1x3x2x20xf32>, tensor<1x20x5xf32>, tensor<1x20xf32>, tensor<1x15xf32>) -> (tensor<3x1x2x5xf32>, tensor<1x2x5xf32>, tensor<1x2x5xf32>) loc("peep_layer")
   return %y : tensor<3x1x2x5xf32>
+}
+
+// -----
+
+// Two layers read the same tensor (a model whose inputs were bound to
+// equal values reads two equal, merged step inputs). Each call reads its
+// own buffer of it, made where the call is: CSE keeps the two to_buffer
+// ops apart (they name their layer), so bufferization sees the second read
+// where it happens and no op in between may write over that buffer.
+// READ-LABEL: func.func @two_layers_one_input(
+// READ: %[[X1:.*]] = bufferization.to_buffer %arg0 read_only {lstm_opt.read_by = "__lstm_opt_layer"}
+// READ: call @__lstm_opt_layer(
+// READ: %[[X2:.*]] = bufferization.to_buffer %arg0 read_only {lstm_opt.read_by = "__lstm_opt_layer_1"}
+// READ: call @__lstm_opt_layer_1(
+func.func @two_layers_one_input(%x: tensor<2x1x3xf32>, %h0: tensor<1x1x4xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xf32>) {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x4x3xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x4x4xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x4xf32>
+  %y1, %h1 = rnn.sequence rnn forward %x, %w, %r, %b, %b init(%h0) {hidden_size = 4 : i64} : (tensor<2x1x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x1x4xf32>) -> (tensor<2x1x1x4xf32>, tensor<1x1x4xf32>)
+  %y2, %h2 = rnn.sequence rnn forward %x, %w, %r, %b, %b init(%h1) {hidden_size = 4 : i64} : (tensor<2x1x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x1x4xf32>) -> (tensor<2x1x1x4xf32>, tensor<1x1x4xf32>)
+  return %h1, %h2 : tensor<1x1x4xf32>, tensor<1x1x4xf32>
 }

@@ -15,7 +15,7 @@
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_Wn : memref<0xf32>
 // CHECK-DAG: memref.global "private" constant @__lstm_opt_cudnn_enc_R : memref<128xf32>
 // CHECK-LABEL: func.func @lstm_bidir(
-// CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only : tensor<5x2x3xf32> to memref<5x2x3xf32>
+// CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only {lstm_opt.read_by = "__lstm_opt_cudnn_{{.*}}"} : tensor<5x2x3xf32> to memref<5x2x3xf32>
 // CHECK:   %[[Y:.*]] = memref.alloc() {alignment = 64 : i64} : memref<5x2x2x4xf32>
 // CHECK:   call @lstm_opt_rnn_forward_memref(
 // CHECK-SAME: (memref<?xi64>, memref<?xi64>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?x?x?xf32>, memref<?xi32>, memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>) -> ()

@@ -475,11 +475,17 @@ LogicalResult rnn::emitLayerCall(ImplicitLocOpBuilder &b, Operation *op,
                                  func::FuncOp fn, Value x,
                                  ArrayRef<Value> inputs, const LayerShape &s,
                                  LayerFailure fail) {
+  // Each call reads its inputs where it is: the buffers carry the callee's
+  // name, so that CSE cannot merge them with another call's read of the
+  // same tensor (one buffer read at the first call only: bufferization
+  // would then let later ops write over it before the second call reads it).
   auto toBuffer = [&](Value t) -> Value {
     auto tt = cast<RankedTensorType>(t.getType());
-    return bufferization::ToBufferOp::create(
+    auto m = bufferization::ToBufferOp::create(
         b, MemRefType::get(tt.getShape(), tt.getElementType()), t,
         /*read_only=*/true);
+    m->setAttr("lstm_opt.read_by", b.getStringAttr(fn.getSymName()));
+    return m;
   };
   SmallVector<ReassociationIndices> rows = {{0, 1}, {2}};
   SmallVector<Value> args = {
