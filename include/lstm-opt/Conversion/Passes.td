@@ -261,6 +261,20 @@ def CPUExpandCopiesPass : Pass<"cpu-expand-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def CPUDistinctResultsPass : Pass<"cpu-distinct-results", "mlir::ModuleOp"> {
+  let summary = "A value a function returns twice is returned once more as a copy";
+  let description = [{
+    A graph may name one value as two outputs (an output and an `Identity`
+    of it, or two equal computations that CSE merged). After bufferization
+    `buffer-results-to-out-params` gives every result its own out-parameter
+    and cannot handle one buffer returned twice. Each repeated tensor
+    result becomes `bufferization.alloc_tensor() copy(%v)`: the caller's
+    two buffers both get the value. Part of the CPU pipeline, right before
+    one-shot bufferization.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 def CPUForwardOutParamsPass : Pass<"cpu-forward-out-params", "mlir::ModuleOp"> {
   let summary = "Results written straight into the out-parameters, through reshapes";
   let description = [{
