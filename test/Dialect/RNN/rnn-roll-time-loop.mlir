@@ -602,3 +602,38 @@ func.func @clipped_state(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<
   %h2 = rnn.gru_cell %x1, %c1, %w, %r, %b, %b : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<1x2xf32>
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// The same after ONNX Runtime's optimizer: the two Slices that cut the
+// state [2, B, H] apart are one Split; each of its outputs is one part of
+// the Concat, so the chains roll as before.
+// CHECK-LABEL: func.func @one_step_two_layer_chain_split
+// CHECK: %[[S:.*]] = onnx.Concat(%arg0, %arg1) {axis = 0 : i64}
+// CHECK: %[[Y0:[a-zA-Z0-9_]+]], %{{.*}} = rnn.sequence gru forward %[[S]], {{.*}} -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK: %[[Y0S:.*]] = onnx.Squeeze(%[[Y0]]
+// CHECK: rnn.sequence gru forward %[[Y0S]], {{.*}} -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+// CHECK-NOT: rnn.sequence
+func.func @one_step_two_layer_chain_split(%x0: tensor<1x1x2xf32>, %x1: tensor<1x1x2xf32>, %h: tensor<2x1x2xf32>) -> tensor<2x1x2xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x6x2xf32>
+  %w1 = onnx.initializer "W1" dense<0.4> : tensor<1x6x2xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x6x2xf32>
+  %b = onnx.initializer "B" dense<0.3> : tensor<1x6xf32>
+  %sizes = onnx.Constant() {value = dense<1> : tensor<2xi64>} : () -> tensor<2xi64>
+  %ax = onnx.Constant() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %h00, %h01 = onnx.Split(%h, %sizes) : (tensor<2x1x2xf32>, tensor<2xi64>) -> (tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %ya, %ha = rnn.sequence gru forward %x0, %w, %r, %b, %b init(%h00) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %oa = onnx.Squeeze(%ya, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  // expected-remark @+1 {{fused GRU layer: 2 steps, forward, hidden 2}}
+  %yb, %hb = rnn.sequence gru forward %oa, %w1, %r, %b, %b init(%h01) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %ob = onnx.Squeeze(%yb, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %st = onnx.Concat(%ha, %hb) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  %h10, %h11 = onnx.Split(%st, %sizes) : (tensor<2x1x2xf32>, tensor<2xi64>) -> (tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  %yc, %hc = rnn.sequence gru forward %x1, %w, %r, %b, %b init(%h10) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %oc = onnx.Squeeze(%yc, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %yd, %hd = rnn.sequence gru forward %oc, %w1, %r, %b, %b init(%h11) {hidden_size = 2 : i64} : (tensor<1x1x2xf32>, tensor<1x6x2xf32>, tensor<1x6x2xf32>, tensor<1x6xf32>, tensor<1x6xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x1x2xf32>, tensor<1x1x2xf32>)
+  %od = onnx.Squeeze(%yd, %ax) : (tensor<1x1x1x2xf32>, tensor<1xi64>) -> tensor<1x1x2xf32>
+  %y = onnx.Concat(%ob, %od) {axis = 0 : i64} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> tensor<2x1x2xf32>
+  return %y : tensor<2x1x2xf32>
+}

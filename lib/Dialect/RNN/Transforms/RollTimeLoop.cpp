@@ -1152,6 +1152,44 @@ static Value sliceOfConcatPart(od::SliceOp sl) {
   return {};
 }
 
+/// The part of a Concat that output `r` of a Split of it is exactly (the
+/// same axis, the same static sizes): ONNX Runtime's optimizer writes the
+/// Slices that cut a multi-layer state apart as one Split.
+static Value splitOfConcatPart(od::SplitOp sp, OpResult r) {
+  auto cat = sp.getInput().getDefiningOp<od::ConcatOp>();
+  auto ct = cat ? dyn_cast<RankedTensorType>(cat.getType()) : RankedTensorType();
+  if (!ct)
+    return {};
+  int64_t rank = ct.getRank();
+  int64_t axis = sp.getAxis() < 0 ? sp.getAxis() + rank : sp.getAxis();
+  int64_t catAxis = cat.getAxis() < 0 ? cat.getAxis() + rank : cat.getAxis();
+  if (axis != catAxis || axis < 0 || axis >= rank)
+    return {};
+  // Where output r starts, from the outputs' static sizes.
+  int64_t lo = 0, size = -1;
+  for (OpResult o : sp->getResults()) {
+    auto t = dyn_cast<RankedTensorType>(o.getType());
+    if (!t || t.getRank() != rank || t.isDynamicDim(axis))
+      return {};
+    if (o == r) {
+      size = t.getDimSize(axis);
+      break;
+    }
+    lo += t.getDimSize(axis);
+  }
+  int64_t offset = 0;
+  for (Value part : cat.getInputs()) {
+    auto pt = dyn_cast<RankedTensorType>(part.getType());
+    if (!pt || pt.getRank() != rank || pt.isDynamicDim(axis))
+      return {};
+    if (offset == lo && pt.getDimSize(axis) == size &&
+        pt == cast<RankedTensorType>(r.getType()))
+      return part;
+    offset += pt.getDimSize(axis);
+  }
+  return {};
+}
+
 /// A value's elements in the same order, only its shape different: through
 /// Identity, a Reshape with equal static shapes, a Slice over unit axes that
 /// keeps every element, a Slice that cuts one part out of a Concat, and a
@@ -1178,6 +1216,9 @@ static Value skipSameState(Value v) {
       // A multi-layer state [L, B, H] (Concat of the layers' h_n) cut back
       // into one layer's [1, B, H].
       v = sliceOfConcatPart(sl);
+    } else if (auto sp = dyn_cast<od::SplitOp>(def);
+               sp && splitOfConcatPart(sp, cast<OpResult>(v))) {
+      v = splitOfConcatPart(sp, cast<OpResult>(v));
     } else if (auto sl = dyn_cast<od::SliceOp>(def); sl && same) {
       // Every axis the Slice names has size 1: it keeps everything.
       auto starts = od::getConstantInts(sl.getStarts());
