@@ -777,3 +777,28 @@ func.func @rnn_concat_part_of_hidden_size(%e0: tensor<1x1xf32>, %e1: tensor<1x1x
   %h2 = onnx.Tanh(%a1) : (tensor<1x2xf32>) -> tensor<1x2xf32>
   return %h2 : tensor<1x2xf32>
 }
+
+// -----
+
+// ONNX Runtime's optimizer (ORT_ENABLE_EXTENDED) saves a Gemm and its Tanh
+// as one com.microsoft.FusedGemm, here with the recurrent product as C (as
+// Keras' SimpleRNN unrolled): each becomes a Gemm and the Tanh again, its
+// untyped result typed, and the steps are cells. A FusedGemm whose
+// activation takes parameters stays as it is.
+// CHECK-LABEL: func.func @fused_gemm_rnn
+// CHECK-NOT: "FusedGemm"
+// CHECK: %[[C0:.*]] = rnn.rnn_cell %arg0, %arg2,
+// CHECK: %[[C1:.*]] = rnn.rnn_cell %arg1, %[[C0]],
+// CHECK: onnx.node "FusedGemm"
+// CHECK-SAME: LeakyRelu
+func.func @fused_gemm_rnn(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<1x2xf32>) -> (tensor<1x2xf32>, !onnx.unknown) {
+  %w = onnx.initializer "W" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %r = onnx.initializer "R" dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %b = onnx.initializer "B" dense<[0.5, 0.25]> : tensor<2xf32>
+  %p0 = onnx.Gemm(%h, %r, %b) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h1 = onnx.node "FusedGemm"(%x0, %w, %p0) {domain = "com.microsoft", attrs = {activation = "Tanh", alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 0 : i64}} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> !onnx.unknown
+  %p1 = onnx.Gemm(%h1, %r, %b) : (!onnx.unknown, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %h2 = onnx.node "FusedGemm"(%x1, %w, %p1) {domain = "com.microsoft", attrs = {activation = "Tanh"}} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %l = onnx.node "FusedGemm"(%x1, %w, %b) {domain = "com.microsoft", attrs = {activation = "LeakyRelu", activation_alpha = 0.1 : f32}} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> !onnx.unknown
+  return %h2, %l : tensor<1x2xf32>, !onnx.unknown
+}

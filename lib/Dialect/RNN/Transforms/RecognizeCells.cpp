@@ -520,6 +520,10 @@ private:
   /// The QOperator format's quantized ops as their QDQ form (compiled
   /// targets), see the definition.
   void expandQOperatorNodes();
+  /// ONNX Runtime's com.microsoft.FusedGemm (a Gemm and its activation, as
+  /// ORT_ENABLE_EXTENDED saves them) as a Gemm and the activation op.
+  void expandFusedGemms();
+  bool expandFusedGemmsOnce();
   /// LinearAnalyzer::quantized: onnxruntime.quantization's MatMuls.
   int matchQuantizedProduct(Operation *op, QuantizedProduct &q,
                             std::string &why);
@@ -1027,7 +1031,9 @@ static bool isGemm(Operation *op) {
   auto node = dyn_cast<od::NodeOp>(op);
   return isa<od::GemmOp, od::MatMulOp>(op) ||
          (node && (node.getOpType() == "MatMulInteger" ||
-                   node.getOpType() == "QLinearMatMul"));
+                   node.getOpType() == "QLinearMatMul" ||
+                   node.getOpType() == "FusedGemm" ||
+                   node.getOpType() == "QGemm"));
 }
 
 /// Gives `cell` the ONNX attributes for `acts` unless they are `defaults`
@@ -2575,6 +2581,100 @@ void CellRecognizer::materializeComputedWeights() {
 /// output's quantization, not bit for bit. Ops with scales or zero points
 /// of another shape than one value (QLinearMatMul: b per column) stay, and
 /// the CPU backend names them.
+void CellRecognizer::expandFusedGemms() {
+  // In rounds: a FusedGemm whose input another one computes has no type
+  // until shapes are inferred again after that one is expanded (ONNX's
+  // inference does not know com.microsoft ops).
+  for (int round = 0; round < 64; ++round) {
+    if (!expandFusedGemmsOnce())
+      return;
+    od::refineShapes(func);
+  }
+}
+
+bool CellRecognizer::expandFusedGemmsOnce() {
+  SmallVector<od::NodeOp> nodes;
+  func.walk([&](od::NodeOp n) {
+    if (n.getDomain() == "com.microsoft" && n.getOpType() == "FusedGemm" &&
+        n->getNumResults() == 1 && n.getNumRegions() == 0 &&
+        (n.getInputs().size() == 2 || n.getInputs().size() == 3))
+      nodes.push_back(n);
+  });
+  bool expanded = false;
+  for (od::NodeOp n : nodes) {
+    DictionaryAttr attrs = n.getAttrsAttr();
+    auto str = [&](StringRef k) {
+      auto a = attrs ? attrs.getAs<StringAttr>(k) : StringAttr();
+      return a ? a.getValue() : StringRef();
+    };
+    auto f32 = [&](StringRef k, float d) -> std::optional<float> {
+      Attribute a = attrs ? attrs.get(k) : Attribute();
+      if (!a)
+        return d;
+      if (auto f = dyn_cast<FloatAttr>(a))
+        return (float)f.getValueAsDouble();
+      return std::nullopt;
+    };
+    auto i64 = [&](StringRef k) -> std::optional<int64_t> {
+      Attribute a = attrs ? attrs.get(k) : Attribute();
+      if (!a)
+        return 0;
+      if (auto i = dyn_cast<IntegerAttr>(a))
+        return i.getInt();
+      return std::nullopt;
+    };
+    // Only what the activation and the Gemm say alone: any other attribute
+    // (an activation's parameters) leaves the node as it is.
+    bool known = !attrs || llvm::all_of(attrs, [](NamedAttribute na) {
+      return llvm::is_contained(
+          {"activation", "alpha", "beta", "transA", "transB"},
+          na.getName().getValue());
+    });
+    StringRef act = str("activation");
+    auto alpha = f32("alpha", 1.0f), beta = f32("beta", 1.0f);
+    auto transA = i64("transA"), transB = i64("transB");
+    if (!known || !alpha || !beta || !transA || !transB ||
+        !llvm::is_contained({"", "Tanh", "Relu", "Sigmoid"}, act))
+      continue;
+    auto ins = n.getInputs();
+    auto at = dyn_cast<RankedTensorType>(ins[0].getType());
+    auto bt = dyn_cast<RankedTensorType>(ins[1].getType());
+    auto rt = dyn_cast<RankedTensorType>(n->getResult(0).getType());
+    if (!at || !bt || at.getRank() != 2 || bt.getRank() != 2)
+      continue;
+    Type type = rt;
+    if (!rt)
+      type = RankedTensorType::get(
+          {at.getDimSize(*transA ? 1 : 0), bt.getDimSize(*transB ? 0 : 1)},
+          at.getElementType());
+    OpBuilder b(n);
+    Location loc = n.getLoc();
+    Value c = ins.size() == 3 ? ins[2] : Value(od::NoneOp::create(b, loc));
+    auto fa = [&](float v) {
+      return v == 1.0f ? FloatAttr() : b.getF32FloatAttr(v);
+    };
+    auto ia = [&](int64_t v) {
+      return v == 0 ? IntegerAttr() : b.getI64IntegerAttr(v);
+    };
+    Value y = od::GemmOp::create(b, loc, type, ins[0], ins[1], c, fa(*alpha),
+                                 fa(*beta), ia(*transA), ia(*transB));
+    if (act == "Tanh")
+      y = od::TanhOp::create(b, loc, type, y);
+    else if (act == "Relu")
+      y = od::ReluOp::create(b, loc, type, y);
+    else if (act == "Sigmoid")
+      y = od::SigmoidOp::create(b, loc, type, y);
+    if (Attribute names = n->getAttr(od::attrs::kOutputNames))
+      y.getDefiningOp()->setAttr(od::attrs::kOutputNames, names);
+    n->getResult(0).replaceAllUsesWith(y);
+    erasedOps.insert(n);
+    forgetCached(n);
+    n.erase();
+    expanded = true;
+  }
+  return expanded;
+}
+
 void CellRecognizer::expandQOperatorNodes() {
   SmallVector<od::NodeOp> nodes;
   func.walk([&](od::NodeOp n) {
@@ -2770,6 +2870,7 @@ void CellRecognizer::run() {
       forgetCached(op);
     });
   }
+  expandFusedGemms();
   if (importQuantized)
     expandQOperatorNodes();
   readInvariantCarriedValues();
