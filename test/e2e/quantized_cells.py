@@ -46,6 +46,23 @@ def rel(a, b):
     return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
 
 
+def calibration(seed, make, batches=4):
+    """quantize_static's calibration data: `batches` feeds made by make(rng)."""
+    from onnxruntime.quantization import CalibrationDataReader
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.n = 0
+
+        def get_next(self):
+            if self.n == batches:
+                return None
+            self.n += 1
+            return make(np.random.default_rng(seed + self.n))
+
+    return Reader()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lstm-opt", required=True)
@@ -170,7 +187,7 @@ def main():
     # rounded h). The ONNX target keeps every model as it is (ONNX Runtime on its
     # output is ONNX Runtime on the input). lstm-run is as far from the float
     # model as ONNX Runtime on the quantized one, within 2x.
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+    from onnxruntime.quantization import QuantFormat, quantize_static
     import onnx
     fuses = {("lstm", "mm_qdq"), ("lstm", "mm_qop"), ("gru", "mm_qop")}
     for kind in ("lstm", "gru"):
@@ -179,16 +196,9 @@ def main():
         shapes = [(vi.name, [d.dim_value for d in vi.type.tensor_type.shape.dim])
                   for vi in m.graph.input]
 
-        class Reader(CalibrationDataReader):
-            def __init__(self):
-                self.n = 0
-
-            def get_next(self):
-                if self.n == 4:
-                    return None
-                self.n += 1
-                r = np.random.default_rng(10 + self.n)
-                return {n: r.uniform(-1, 1, sh).astype(np.float32) for n, sh in shapes}
+        def Reader():
+            return calibration(10, lambda r: {n: r.uniform(-1, 1, sh).astype(np.float32)
+                                              for n, sh in shapes})
 
         for name, opts in (("qdq", dict(quant_format=QuantFormat.QDQ)),
                            ("mm_qdq", dict(quant_format=QuantFormat.QDQ, per_channel=True,
@@ -256,20 +266,10 @@ def main():
     h0_shape = [d.dim_value for d in m.graph.input[1].type.tensor_type.shape.dim]
     steps = m.graph.input[0].type.tensor_type.shape.dim[0].dim_value
 
-    class EncReader(CalibrationDataReader):
-        def __init__(self):
-            self.n = 0
-
-        def get_next(self):
-            if self.n == 4:
-                return None
-            self.n += 1
-            r = np.random.default_rng(20 + self.n)
-            return {"tokens": r.integers(0, 20, [steps]).astype(np.int64),
-                    "h0": r.uniform(-1, 1, h0_shape).astype(np.float32)}
-
     q = os.path.join(a.workdir, "s2s_gru2_qdq.onnx")
-    quantize_static(enc, q, EncReader(), quant_format=QuantFormat.QDQ)
+    quantize_static(enc, q, calibration(20, lambda r: {
+        "tokens": r.integers(0, 20, [steps]).astype(np.int64),
+        "h0": r.uniform(-1, 1, h0_shape).astype(np.float32)}), quant_format=QuantFormat.QDQ)
     feeds = {"tokens": np.array([1, 1, 1, 0, 0][:steps] + [2] * max(0, steps - 5), np.int64),
              "h0": np.random.default_rng(5).uniform(-1, 1, h0_shape).astype(np.float32)}
     refq = run_ort(q, feeds)
