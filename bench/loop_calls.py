@@ -10,7 +10,13 @@ makes of it, and lstm-run, side by side in one run.
     lstm-opt rolls them into one layer over the stacked embeddings;
   * an nn.GRUCell loop whose step input is relu(Linear(x[t])) (a projection
     of each frame inside the loop): the cells roll into one layer, the
-    projections move before it.
+    projections move before it;
+  * an nn.GRUCell loop over cat([emb(tokens[:, t]), cond]) (a condition
+    vector joined to every step's input): one layer over all steps' joined
+    inputs;
+  * torch.jit.script of an nn.LSTMCell loop collecting ys.append(h): an ONNX
+    Loop whose body calls a one-step LSTM node, unrolled and rolled into one
+    layer.
 
 For each model this script exports it, fuses it with lstm-opt's default
 pipeline, compiles it with `lstm-opt --target=cpu`, checks both against
@@ -42,7 +48,8 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "e2e",
                                 "models"))
-from gen_torch2 import ProjectedGRUCellLoop, Seq2SeqEncoder  # noqa: E402  (the fixtures' models)
+from gen_torch2 import (ConditionedCellLoop, ProjectedGRUCellLoop, ScriptedLSTMCellLoop,  # noqa: E402
+                        Seq2SeqEncoder)  # (the fixtures' models)
 from ort_unrolled_vs_fused import median_ms, session  # noqa: E402
 from roundtrip_scale import cpu_name  # noqa: E402
 
@@ -65,8 +72,24 @@ def cases():
         return (f"GRUCell over relu(Linear(x[t])) T{t} B{b} I{i} P{p} H{h} (TorchScript)",
                 lambda: ProjectedGRUCellLoop(i, p, h), inputs, False)
 
+    def cond(t, b, v, e, c, h):
+        def inputs(rng):
+            return {"tokens": rng.integers(0, v, (b, t)).astype(np.int64),
+                    "cond": rng.standard_normal((b, c)).astype(np.float32)}
+        return (f"GRUCell over cat([emb(tokens[:, t]), cond]) T{t} B{b} E{e} C{c} H{h} "
+                "(TorchScript)", lambda: ConditionedCellLoop(torch.nn.GRUCell, e, c, h, v),
+                inputs, False)
+
+    def scripted(t, b, i, h):
+        def inputs(rng):
+            return {"x": rng.standard_normal((t, b, i)).astype(np.float32)}
+        return (f"torch.jit.script LSTMCell loop, ys.append(h) T{t} B{b} I{i} H{h} (ONNX Loop)",
+                lambda: torch.jit.script(ScriptedLSTMCellLoop(i, h, False).eval()), inputs,
+                False)
+
     return [enc("GRU", 10, 1000, 128, False), enc("GRU", 50, 1000, 256, False),
-            enc("LSTM", 50, 1000, 256, True), proj(100, 1, 80, 128, 128)]
+            enc("LSTM", 50, 1000, 256, True), proj(100, 1, 80, 128, 128),
+            cond(50, 1, 1000, 128, 32, 256), scripted(100, 1, 64, 128)]
 
 
 def export(path, model, feeds, dynamo):

@@ -1507,7 +1507,13 @@ void Roller::demote(ArrayRef<rnn::SequenceOp> chain) {
       Value unsqueezed;
       for (OpOperand &use : llvm::make_early_inc_range(old.getUses())) {
         auto sq = dyn_cast<od::SqueezeOp>(use.getOwner());
-        if (sq && sq.getResult().getType() == state.getType() &&
+        // (The squeezed type may say less: a scripted loop's body declares
+        // its values [?, ?].)
+        if (sq &&
+            getElementTypeOrSelf(sq.getResult().getType()) ==
+                getElementTypeOrSelf(state.getType()) &&
+            succeeded(verifyCompatibleShape(sq.getResult().getType(),
+                                            state.getType())) &&
             rnn::squeezeAxis(sq) == 0) {
           sq.getResult().replaceAllUsesWith(state);
           dead.push_back(sq);
