@@ -3997,10 +3997,19 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
                     isLoweredTyped(op->getName()));
   if (auto node = dyn_cast<onnx::NodeOp>(op))
     supported = isSupportedGenericNode(node);
-  if (!supported)
+  if (!supported) {
+    StringRef type = opTypeOf(op);
+    bool layer = llvm::is_contained(
+        {"LSTM", "GRU", "RNN", "DynamicQuantizeLSTM"}, type);
     return op->emitError() << "convert-onnx-to-linalg: node '"
-                           << getNodeName(op) << "' (" << opTypeOf(op)
-                           << ") is not supported by the CPU backend";
+                           << getNodeName(op) << "' (" << type
+                           << ") is not supported by the CPU backend"
+                           << (layer ? ": a recurrent layer runs there once "
+                                       "imported into the rnn dialect, and "
+                                       "this one was not (its remark says "
+                                       "why)"
+                                     : "");
+  }
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     if (isa<NoneType>(v.getType()))
       continue;

@@ -777,10 +777,17 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
                   : (input ? "input" : "output") + std::to_string(i);
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt || !tt.hasStaticShape()) {
-      graph.emitError() << "graph " << (input ? "input" : "output") << " '"
-                        << s.name << "' has type " << t
-                        << "; the CPU backend needs static shapes (give "
-                           "concrete inputs, as lstm-run does)";
+      if (input)
+        graph.emitError() << "graph input '" << s.name << "' has type " << t
+                          << "; the CPU backend needs static shapes (give "
+                             "concrete inputs, as lstm-run does)";
+      else
+        graph.emitError()
+            << "graph output '" << s.name << "' has type " << t
+            << ": its shape is not known when the model is compiled, even "
+               "with the inputs' shapes given (a Loop that stays a loop, or "
+               "a size computed from input values: the remarks name the "
+               "node); the CPU backend needs static shapes";
       return failure();
     }
     s.dtype = dtypeOf(tt.getElementType());

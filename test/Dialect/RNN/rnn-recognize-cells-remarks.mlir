@@ -72,7 +72,7 @@ func.func @runtime_weights(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<
   %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
   %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   %ig = onnx.Mul(%si, %tg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
-  // expected-remark @+1 {{not fused as an LSTM cell: the weights of a gate matmul are not f32 constants}}
+  // expected-remark @+1 {{not fused as an LSTM cell: the weight of a gate matmul is a graph or subgraph input, not a constant}}
   %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
   %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
@@ -91,6 +91,39 @@ func.func @peepholes(%x: tensor<3x2x1xf32>, %p: tensor<1x3xf32>) -> tensor<1x2x1
   %r = onnx.initializer "R" dense<1.0> : tensor<1x4x1xf32>
   // expected-remark @+1 {{not imported into the rnn dialect: P is not an f32 constant}}
   %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %p) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, tensor<1x3xf32>) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yh : tensor<1x2x1xf32>
+}
+
+// -----
+
+// An ONNX LSTM converted to f16 (onnxconverter_common's float16): left as
+// it is, the remark naming the element type.
+// CHECK-LABEL: func.func @f16_weights
+// CHECK: onnx.LSTM
+func.func @f16_weights(%x: tensor<3x2x1xf16>) -> tensor<1x2x1xf16> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x4x1xf16>
+  %r = onnx.initializer "R" dense<1.0> : tensor<1x4x1xf16>
+  // expected-remark @+1 {{not imported into the rnn dialect: W is a constant of f16 (only f32 layers are fused; convert the model to f32)}}
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %none) {hidden_size = 1 : i64} : (tensor<3x2x1xf16>, tensor<1x4x1xf16>, tensor<1x4x1xf16>, none, none, none, none, none) -> (tensor<3x1x2x1xf16>, tensor<1x2x1xf16>, tensor<1x2x1xf16>)
+  return %yh : tensor<1x2x1xf16>
+}
+
+// -----
+
+// An LSTM whose recurrent weight is a Slice of a runtime value (as onnxslim
+// leaves a Loop body's weights): the remark names the node.
+// CHECK-LABEL: func.func @computed_r
+// CHECK: onnx.LSTM
+func.func @computed_r(%x: tensor<3x2x1xf32>, %rr: tensor<1x8x1xf32>) -> tensor<1x2x1xf32> {
+  %none = onnx.none
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x4x1xf32>
+  %st = onnx.initializer "st" dense<0> : tensor<1xi64>
+  %en = onnx.initializer "en" dense<4> : tensor<1xi64>
+  %ax = onnx.initializer "ax" dense<1> : tensor<1xi64>
+  %r = onnx.Slice(%rr, %st, %en, %ax, %none) : (tensor<1x8x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x4x1xf32> loc("r_slice")
+  // expected-remark @+1 {{not imported into the rnn dialect: R is computed by Slice node 'r_slice', not a constant}}
+  %y, %yh, %yc = onnx.LSTM(%x, %w, %r, %none, %none, %none, %none, %none) {hidden_size = 1 : i64} : (tensor<3x2x1xf32>, tensor<1x4x1xf32>, tensor<1x4x1xf32>, none, none, none, none, none) -> (tensor<3x1x2x1xf32>, tensor<1x2x1xf32>, tensor<1x2x1xf32>)
   return %yh : tensor<1x2x1xf32>
 }
 

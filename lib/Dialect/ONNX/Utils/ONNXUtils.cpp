@@ -124,7 +124,11 @@ std::vector<T> transposeValues(const std::vector<T> &values,
   return out;
 }
 
-std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
+/// `v` folded to f32 values. A constant of another float type only below a
+/// Cast to f32 (`castToF32`): the values are what the graph computes in f32
+/// there, where a bare f16 or f64 constant is a tensor of that type.
+std::optional<F32Tensor> fold(Value v, int64_t limit, int depth,
+                              bool castToF32) {
   if (depth > 32)
     return std::nullopt;
   v = onnx::skipIdentities(v);
@@ -135,7 +139,7 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
     if (et.isF32())
       return onnx::getConstantF32(attr);
     auto dense = dyn_cast<DenseElementsAttr>(attr);
-    if (!dense || !isa<FloatType>(et))
+    if (!castToF32 || !dense || !isa<FloatType>(et))
       return std::nullopt;
     F32Tensor t;
     auto shape = cast<ShapedType>(attr.getType()).getShape();
@@ -154,7 +158,7 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
     // Only to f32; the source element type is checked at the leaf.
     if (cast.getTo() != 1)
       return std::nullopt;
-    return fold(cast.getInput(), limit, depth + 1);
+    return fold(cast.getInput(), limit, depth + 1, /*castToF32=*/true);
   }
   if (!isa<onnx::SliceOp, onnx::SplitOp, onnx::ConcatOp, onnx::SqueezeOp,
            onnx::UnsqueezeOp, onnx::ReshapeOp, onnx::TransposeOp>(def))
@@ -162,7 +166,7 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
   SmallVector<F32Tensor, 4> ins;
   unsigned dataOperands = isa<onnx::ConcatOp>(def) ? def->getNumOperands() : 1;
   for (unsigned i = 0; i < dataOperands; ++i) {
-    auto t = fold(def->getOperand(i), limit, depth + 1);
+    auto t = fold(def->getOperand(i), limit, depth + 1, castToF32);
     if (!t)
       return std::nullopt;
     ins.push_back(std::move(*t));
@@ -240,7 +244,7 @@ std::optional<F32Tensor> fold(Value v, int64_t limit, int depth) {
 } // namespace
 
 std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
-  return fold(v, maxElements, 0);
+  return fold(v, maxElements, 0, /*castToF32=*/false);
 }
 
 FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,

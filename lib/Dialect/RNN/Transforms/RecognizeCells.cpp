@@ -150,6 +150,27 @@ int64_t rankOf(Value v) {
 }
 
 int64_t knownWidth(Value v) { return od::inferLastDim(v); }
+
+/// Why `v` (a weight) is not an f32 constant, for a remark: its element
+/// type where it is a constant of another one (a model converted to f16 or
+/// f64), else the node that computes it (a Slice of a Loop-carried value, a
+/// Cast, ...) or the graph input it is.
+std::string notF32Constant(Value v) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (auto attr = od::getConstantAttr(v)) {
+    os << "a constant of " << attr.getElementType()
+       << " (only f32 layers are fused; convert the model to f32)";
+    return out;
+  }
+  Value src = od::skipIdentities(v);
+  if (Operation *def = src.getDefiningOp())
+    os << "computed by " << od::getOnnxOpType(def) << " node '"
+       << od::getNodeName(def) << "', not a constant";
+  else
+    os << "a graph or subgraph input, not a constant";
+  return out;
+}
 int64_t knownRank(Value v) { return od::inferRank(v); }
 
 /// The most elements of a bias computed from constants (a broadcast bias
@@ -266,7 +287,7 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     // step cost seconds); the values are read once, through constant().
     auto attr = od::getConstantAttr(weight);
     if (!attr || !attr.getElementType().isF32()) {
-      why = "the weights of a gate matmul are not f32 constants";
+      why = "the weight of a gate matmul is " + notF32Constant(weight);
       return failure();
     }
     if (rankOf(lhs) != 2) {
@@ -1904,8 +1925,10 @@ void CellRecognizer::importLayer(Operation *op) {
     w = od::foldConstantF32(W);
   if (!r)
     r = od::foldConstantF32(R);
-  if (!w || !r)
-    return remark("W and R are not f32 constants");
+  if (!w)
+    return remark("W is " + notF32Constant(W));
+  if (!r)
+    return remark("R is " + notF32Constant(R));
   if (rankOf(X) != 3)
     return remark("X is not a rank-3 tensor");
   // The shapes the operator defines, checked on the values themselves (a
