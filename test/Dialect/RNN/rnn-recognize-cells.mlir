@@ -275,6 +275,84 @@ func.func @gru_textbook(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1x
 
 // -----
 
+// torch.lerp(n, h, z) as PyTorch exports it: Where(z < 0.5, n + z*(h - n),
+// h - (h - n)*(1 - z)). The first branch is the GRU update; the Where, its
+// other branch and the Less go with the cell.
+
+// CHECK-LABEL: func.func @gru_lerp
+// CHECK: %[[C:.*]] = rnn.gru_cell %arg0, %arg1, {{.*}} {linear_before_reset, rnn.source_gemms = 2 : i64
+// CHECK-NOT: onnx.node "Where"
+// CHECK-NOT: onnx.node "Less"
+// CHECK-NOT: onnx.Sub
+// CHECK: return %[[C]]
+func.func @gru_lerp(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %half = onnx.initializer "half" dense<0.5> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xr, %xz, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hr, %hz, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %d = onnx.Sub(%h, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %lt = onnx.node "Less"(%z, %half) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xi1>
+  %zd = onnx.Mul(%z, %d) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %lo = onnx.Add(%n, %zd) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %dz = onnx.Mul(%d, %omz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hi = onnx.Sub(%h, %dz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.node "Where"(%lt, %lo, %hi) : (tensor<1x1xi1>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
+// The same Where whose branches differ (1 - w, not 1 - z, in the second):
+// not a lerp, left as it is; the cell on its first branch is fused and the
+// Where keeps reading it.
+
+// CHECK-LABEL: func.func @gru_where_not_lerp
+// CHECK: %[[C:.*]] = rnn.gru_cell
+// CHECK: %[[W:.*]] = onnx.node "Where"(%{{.*}}, %[[C]], %{{.*}})
+// CHECK: return %[[W]]
+func.func @gru_where_not_lerp(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %v: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %half = onnx.initializer "half" dense<0.5> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xr, %xz, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hr, %hz, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Sigmoid(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Sigmoid(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %d = onnx.Sub(%h, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %lt = onnx.node "Less"(%z, %half) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xi1>
+  %zd = onnx.Mul(%z, %d) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %lo = onnx.Add(%n, %zd) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %v) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %dz = onnx.Mul(%d, %omz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %hi = onnx.Sub(%h, %dz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.node "Where"(%lt, %lo, %hi) : (tensor<1x1xi1>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
 // The update multiplied out, h' = (n - z*n) + z*h, with r*(h R_n + b_hn):
 // the form "gru-expanded". Per-gate MatMuls, b_hn lands in Br's n block.
 

@@ -270,6 +270,8 @@ int64_t StepNormalizer::apply() {
   int64_t n = 0;
   for (Operation *op : ops)
     n += sliceSequenceAt(op);
+  for (Operation *op : ops)
+    n += readLerp(op);
   // Projections first: a step's sum then reads the step's own product.
   for (Operation *op : ops)
     n += pushStepIntoProjection(op);
@@ -561,6 +563,109 @@ bool StepNormalizer::sinkUnitAxisOfSplit(od::SplitOp split) {
   return true;
 }
 
+/// The one f32 value of a scalar or one-element constant.
+static std::optional<float> scalarF32(Value v) {
+  auto t = od::getConstantF32(od::skipIdentities(v));
+  if (!t || t->values.size() != 1)
+    return std::nullopt;
+  return t->values[0];
+}
+
+/// Whether `a` and `b` are the same value, or constants of equal values.
+static bool sameValue(Value a, Value b) {
+  a = od::skipIdentities(a);
+  b = od::skipIdentities(b);
+  if (a == b)
+    return true;
+  auto ca = od::getConstantAttr(a), cb = od::getConstantAttr(b);
+  if (!ca || !cb || ca.getType() != cb.getType())
+    return false;
+  if (ca == cb)
+    return true;
+  // (An exporter writes the zero state once per use, as separate
+  // resources.)
+  if (ca.getNumElements() > (int64_t(1) << 20))
+    return false;
+  auto fa = od::getConstantF32(ca), fb = od::getConstantF32(cb);
+  return fa && fb && fa->values == fb->values;
+}
+
+/// The other operand of `op` (two operands) than `v`, else null.
+static Value otherOperand(Operation *op, Value v) {
+  if (op->getOperand(0) == v)
+    return op->getOperand(1);
+  if (op->getOperand(1) == v)
+    return op->getOperand(0);
+  return Value();
+}
+
+bool StepNormalizer::readLerp(Operation *op) {
+  // Where(Less(w, 0.5), s + w * (e - s), e - (e - s) * (1 - w)): PyTorch's
+  // lerp(s, e, w), each branch the formula that rounds better on its side
+  // of 0.5. Both are s + w * (e - s) up to rounding: the first branch
+  // stands for the Where, so that the cell forms read the GRU update
+  // h' = n + z * (h - n) that torch.lerp(n, h, z) writes. (Not exact,
+  // unlike the rewrites above: where w >= 0.5 the value differs from the
+  // Where's in the last bits; kept only where a cell takes it, whose own
+  // products and sums round differently anyway.)
+  auto where = defaultNode(op, "Where");
+  if (!where || isReplaced(op) || where.getInputs().size() != 3 ||
+      op->getNumResults() != 1)
+    return false;
+  Value cond = where.getInputs()[0], a = where.getInputs()[1],
+        bv = where.getInputs()[2];
+  auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!rt || !rt.getElementType().isF32() || a.getType() != rt ||
+      bv.getType() != rt)
+    return false;
+  auto less = defaultNode(cond.getDefiningOp(), "Less");
+  if (!less || less.getInputs().size() != 2 ||
+      scalarF32(less.getInputs()[1]) != 0.5f)
+    return false;
+  Value w = less.getInputs()[0];
+  // a = s + w * d
+  auto add = a.getDefiningOp<od::AddOp>();
+  if (!add)
+    return false;
+  od::MulOp wd;
+  Value s;
+  for (int i = 0; i < 2 && !wd; ++i)
+    if (auto m = add->getOperand(i).getDefiningOp<od::MulOp>();
+        m && otherOperand(m, w)) {
+      wd = m;
+      s = add->getOperand(1 - i);
+    }
+  if (!wd)
+    return false;
+  Value d = otherOperand(wd, w);
+  // d = e - s
+  auto diff = d.getDefiningOp<od::SubOp>();
+  if (!diff || diff.getB() != s)
+    return false;
+  Value e = diff.getA();
+  // b = e - d * (1 - w)
+  auto sub = bv.getDefiningOp<od::SubOp>();
+  if (!sub || !sameValue(sub.getA(), e))
+    return false;
+  auto m = sub.getB().getDefiningOp<od::MulOp>();
+  Value oneMinus = m ? otherOperand(m, d) : Value();
+  auto om = oneMinus ? oneMinus.getDefiningOp<od::SubOp>() : od::SubOp();
+  if (!om || om.getB() != w || scalarF32(om.getA()) != 1.0f)
+    return false;
+  // A copy of the first branch's sum stands for the Where (settle undoes
+  // the rewrite where no cell took the copy); the sum itself, read by the
+  // Where alone now, is no cell's anchor.
+  OpBuilder b(op);
+  CollectInserted listener(created);
+  b.setListener(&listener);
+  Operation *copy = b.clone(*add);
+  add->setAttr(kReplaced, UnitAttr::get(op->getContext()));
+  record(op->getResult(0), copy->getResult(0), copy);
+  genericNodes.push_back(op);
+  genericNodes.push_back(less);
+  return true;
+}
+
 bool StepNormalizer::sinkUnitAxis(Operation *op) {
   if (auto split = dyn_cast<od::SplitOp>(op))
     return sinkUnitAxisOfSplit(split);
@@ -654,7 +759,11 @@ void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
   for (Rewrite &r : llvm::reverse(rewrites))
     if (made.contains(r.key) && made.contains(r.replOp))
       r.repl.replaceAllUsesWith(r.orig);
-  od::eraseDeadOps(candidates, onErase);
+  // (The Where and Less of a lerp are onnx.node, of unknown effects to
+  // eraseDeadOps: those named here go when dead.)
+  od::eraseDeadOps(candidates, onErase, [&](Operation *op) {
+    return llvm::is_contained(genericNodes, op);
+  });
   // Sequence nodes are onnx.node (unknown effects to eraseDeadOps): those
   // a kept rewrite left without a reader go here, SequenceAt first.
   for (StringRef type : {"SequenceAt", "SplitToSequence"}) {
@@ -675,6 +784,7 @@ void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
   }
   rewrites.clear();
   sequenceNodes.clear();
+  genericNodes.clear();
   created.clear();
   projections.clear();
   squeezedInputs.clear();

@@ -50,8 +50,8 @@ std::optional<int64_t> squeezeAxis(onnx::SqueezeOp sq);
 /// non-negative.
 std::optional<int64_t> unsqueezeAxis(onnx::UnsqueezeOp un);
 
-/// Two rewrites of the top-level graph of a function, each exact (the same
-/// products and sums of the same values), which give the steps of an
+/// Rewrites of the top-level graph of a function, each exact (the same
+/// products and sums of the same values) but the last, which give the steps of an
 /// unrolled recurrence the form the cell forms match:
 ///  * a step of an input projection computed for all steps at once,
 ///    `Squeeze(Slice(MatMul(X, W) + b, t))`, becomes the projection of
@@ -61,7 +61,9 @@ std::optional<int64_t> unsqueezeAxis(onnx::UnsqueezeOp un);
 ///    state as torch.export's decomposition keeps it) is computed without
 ///    it, the unit axis put back after: `f(Unsqueeze(a), ...)` becomes
 ///    `Unsqueeze(f(a, ...))` for elementwise ops and a MatMul by a matrix,
-///    so that the Unsqueeze moves down the chain of ops.
+///    so that the Unsqueeze moves down the chain of ops;
+///  * torch.lerp's Where(w < 0.5, s + w(e - s), e - (e - s)(1 - w)) is its
+///    first branch (not exact: the other branch rounds differently).
 /// Each rewrite replaces the uses of one value and keeps the node it
 /// replaced until `settle`, which keeps the rewrites that a cell took and
 /// undoes the others: a graph without a cell to find is left as it was.
@@ -95,6 +97,7 @@ private:
   bool sliceSequenceAt(mlir::Operation *op);
   bool pushStepIntoProjection(mlir::Operation *op);
   bool sinkUnitAxis(mlir::Operation *op);
+  bool readLerp(mlir::Operation *op);
   bool sinkUnitAxisOfSplit(onnx::SplitOp split);
   void record(mlir::Value orig, mlir::Value repl, mlir::Operation *key);
 
@@ -108,6 +111,9 @@ private:
   /// The SequenceAt/SplitToSequence nodes a rewrite read (never erased by
   /// the recogniser: unknown effects); settle erases those left dead.
   llvm::SmallVector<mlir::Operation *> sequenceNodes;
+  /// Other onnx.node ops a rewrite replaced or read (a lerp's Where and
+  /// Less); settle erases those left dead.
+  llvm::SmallVector<mlir::Operation *> genericNodes;
   /// Each graph input [1, ...] squeezed once.
   llvm::DenseMap<mlir::Value, mlir::Value> squeezedInputs;
 };
