@@ -219,6 +219,7 @@ private:
   Value quantOperand(ImplicitLocOpBuilder &b, Value buf, ValueRange prefix,
                      Value row, Value k);
   Value activate(ImplicitLocOpBuilder &b, const Activation &a, Value x);
+  Value loadLen(ImplicitLocOpBuilder &b, Value lens, Value bi);
   Value clip(ImplicitLocOpBuilder &b, Value x);
 
   /// acc[(i * rows + r) * g + gi] = sum_k A(row0 + r, k) *
@@ -885,6 +886,18 @@ static func::FuncOp ompQuery(ModuleOp module, StringRef name) {
   return f;
 }
 
+/// Row `bi`'s sequence length (i32), clamped into [0, T]: a length past
+/// the steps, or a negative one, would index the sequence out of range (ONNX
+/// Runtime refuses such a length; generated code has no error channel, so it
+/// runs as T steps, or none).
+Value LayerEmitter::loadLen(ImplicitLocOpBuilder &b, Value lens, Value bi) {
+  Value len = memref::LoadOp::create(b, lens, ValueRange{bi});
+  len = arith::MaxSIOp::create(
+      b, len, arith::ConstantOp::create(b, b.getI32IntegerAttr(0)));
+  return arith::MinSIOp::create(
+      b, len, arith::ConstantOp::create(b, b.getI32IntegerAttr((int32_t)s.T)));
+}
+
 void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                                  Value h0, Value c0, Value lens, Value y,
                                  Value hn, Value cn) {
@@ -1023,8 +1036,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       Value tRev = arith::SubIOp::create(ib, idx(ib, T - 1), step);
       if (!s.hasLens)
         return {rev ? tRev : tFwd, Value()};
-      Value len = arith::IndexCastOp::create(
-          ib, ib.getIndexType(), memref::LoadOp::create(ib, lens, ValueRange{bi}));
+      Value len = arith::IndexCastOp::create(ib, ib.getIndexType(),
+                                             loadLen(ib, lens, bi));
       Value active = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, step, len);
       Value t = tFwd;
       if (rev) {
@@ -1297,7 +1310,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         Value v = memref::LoadOp::create(jb, src, at);
         if (s.hasLens) {
           // As ONNX Runtime: a row with sequence length 0 ends in zeros.
-          Value len = memref::LoadOp::create(jb, lens, ValueRange{bi});
+          Value len = loadLen(jb, lens, bi);
           Value zeroLen = arith::CmpIOp::create(
               jb, arith::CmpIPredicate::eq, len,
               arith::ConstantOp::create(jb, jb.getI32IntegerAttr(0)));

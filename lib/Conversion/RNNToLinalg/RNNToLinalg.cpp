@@ -355,6 +355,31 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, int64_t unrollSteps,
       return fail("result #" + Twine(i) + " is not the layer's static f32 type");
   }
 
+  // sequence_lens clamped into [0, T]: a length past the steps, or a
+  // negative one, would index the sequence out of range (ONNX Runtime
+  // refuses it; the lowered code has no error channel, so such a row runs
+  // T steps, or none).
+  if (*lens) {
+    auto lt = cast<RankedTensorType>((*lens).getType());
+    AffineMap id = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+    Value out = tensor::EmptyOp::create(b, lt.getShape(), lt.getElementType());
+    *lens = linalg::GenericOp::create(
+                b, TypeRange{lt}, ValueRange{*lens}, ValueRange{out},
+                ArrayRef<AffineMap>{id, id},
+                ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                [&](OpBuilder &ob, Location loc, ValueRange a) {
+                  ImplicitLocOpBuilder ib(loc, ob);
+                  Value v = arith::MaxSIOp::create(
+                      ib, a[0],
+                      arith::ConstantOp::create(ib, ib.getI32IntegerAttr(0)));
+                  v = arith::MinSIOp::create(
+                      ib, v,
+                      arith::ConstantOp::create(
+                          ib, ib.getI32IntegerAttr((int32_t)T)));
+                  linalg::YieldOp::create(ib, v);
+                })
+                .getResult(0);
+  }
   LayerBuilder lb(b, s);
   Value x2 = tensor::CollapseShapeOp::create(
       b, lb.tensor({T * B, I}), in.x,
