@@ -247,6 +247,55 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
                          LLVM::Linkage::External, kSignatureSymbol,
                          b.getStringAttr(json));
   size_t n = sig.inputs.size() + sig.outputs.size();
+  auto i64 = IntegerType::get(ctx, 64);
+  // The C interface honours each descriptor's offset: the generated code
+  // reads its buffers at `aligned` (static offset 0), so MLIR's wrapper
+  // becomes an internal function, called with a copy of each descriptor
+  // whose aligned pointer is moved by the offset (and the offset 0).
+  auto dense = module.lookupSymbol<LLVM::LLVMFuncOp>(
+      (std::string("_mlir_ciface_") + kEntryName));
+  std::string denseName = std::string("_mlir_ciface_") + kEntryName + "_dense";
+  dense.setSymName(denseName);
+  dense.setLinkage(LLVM::Linkage::Internal);
+  {
+    auto wrapper = LLVM::LLVMFuncOp::create(
+        b, loc, std::string("_mlir_ciface_") + kEntryName,
+        dense.getFunctionType());
+    Block *body = wrapper.addEntryBlock(b);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(body);
+    Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+    Value zero = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
+    SmallVector<Value> args;
+    size_t i = 0;
+    for (const auto *list : {&sig.inputs, &sig.outputs})
+      for (const TensorSig &t : *list) {
+        int64_t rank = t.shape.size();
+        SmallVector<Type> fields{ptr, ptr, i64};
+        if (rank) {
+          fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+          fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+        }
+        auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+        Value in = body->getArgument(i++);
+        Value d = LLVM::LoadOp::create(b, loc, descType, in);
+        Value aligned = LLVM::ExtractValueOp::create(b, loc, d, 1);
+        Value offset = LLVM::ExtractValueOp::create(b, loc, d, 2);
+        Value bytes = LLVM::MulOp::create(
+            b, loc, offset,
+            LLVM::ConstantOp::create(
+                b, loc, i64, b.getI64IntegerAttr((int64_t)t.elementSize())));
+        Value moved = LLVM::GEPOp::create(b, loc, ptr, IntegerType::get(ctx, 8),
+                                          aligned, ValueRange{bytes});
+        d = LLVM::InsertValueOp::create(b, loc, d, moved, 1);
+        d = LLVM::InsertValueOp::create(b, loc, d, zero, 2);
+        Value copy = LLVM::AllocaOp::create(b, loc, ptr, descType, one);
+        LLVM::StoreOp::create(b, loc, d, copy);
+        args.push_back(copy);
+      }
+    LLVM::CallOp::create(b, loc, dense, args);
+    LLVM::ReturnOp::create(b, loc, ValueRange{});
+  }
   auto fnType = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptr});
   auto fn = LLVM::LLVMFuncOp::create(b, loc, kPackedEntryName, fnType);
   Block *entry = fn.addEntryBlock(b);
@@ -257,9 +306,7 @@ void addPackedEntryAndSignature(ModuleOp module, const ModelSignature &sig) {
                                      ArrayRef<LLVM::GEPArg>{(int32_t)i});
     args.push_back(LLVM::LoadOp::create(b, loc, ptr, slot));
   }
-  auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(
-      (std::string("_mlir_ciface_") + kEntryName));
-  LLVM::CallOp::create(b, loc, callee, args);
+  LLVM::CallOp::create(b, loc, dense, args);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
 }
 
