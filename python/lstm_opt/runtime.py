@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import itertools
 import json
 import os
 import threading
@@ -84,6 +85,42 @@ def _descriptor(array: np.ndarray):
     return d
 
 
+# The file each loaded path held when this process loaded it: (device,
+# inode). The dynamic loader hands back the library already loaded under a
+# path, so a library rebuilt at the same path (lstm-opt renames a new file
+# over it) would run the old code.
+_loaded_files: Dict[str, tuple] = {}
+_aliases = itertools.count()
+
+
+def _load_library(path: str) -> ctypes.CDLL:
+    """Loads the library at `path`; a file rebuilt since this process loaded
+    that path is loaded under a hard link of its own in the same folder
+    (its $ORIGIN, and so its bundled runtime libraries, unchanged), removed
+    once loaded."""
+    path = os.path.abspath(path)
+    st = os.stat(path)
+    ident = (st.st_dev, st.st_ino)
+    known = _loaded_files.get(path)
+    if known is None or known == ident:
+        lib = ctypes.CDLL(path)
+        _loaded_files[path] = ident
+        return lib
+    folder, base = os.path.split(path)
+    alias = os.path.join(folder, f".{base}.{os.getpid()}.{next(_aliases)}.so")
+    try:
+        os.link(path, alias)
+    except OSError as e:
+        raise RuntimeError_(
+            f"{path}: rebuilt since this process loaded it, and a fresh copy "
+            f"cannot be loaded (no hard link in its folder: {e.strerror}); "
+            "write the new build to another path, or restart the process") from None
+    try:
+        return ctypes.CDLL(alias)
+    finally:
+        os.unlink(alias)
+
+
 class Model:
     """A compiled model (.so) loaded into this process."""
 
@@ -104,7 +141,7 @@ class Model:
         if not os.path.isfile(path):
             raise RuntimeError_(f"{path}: no such compiled model")
         try:
-            self._lib = ctypes.CDLL(os.path.abspath(path))
+            self._lib = _load_library(path)
         except OSError as e:
             raise RuntimeError_(f"{path}: cannot load: {e}") from None
         try:

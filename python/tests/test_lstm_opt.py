@@ -227,6 +227,32 @@ def test_compile_at_each_precision_runs_close_to_onnxruntime(tmp_path):
         assert m.inputs[0].shape == (5, 3, 5)
 
 
+def test_a_library_rebuilt_at_the_same_path_runs_its_new_code(tmp_path):
+    # The dynamic loader returns the library already loaded under a path: a
+    # rebuild at that path, loaded in the same process, must not run the
+    # first build's code (it did: int8 numbers from an f32 build).
+    import numpy as np
+    from lstm_opt.runtime import Model
+
+    src = MODELS / "torch_nn_lstm.onnx"
+    out = tmp_path / "same.so"
+    rng = np.random.default_rng(2)
+    results = {}
+    kept = Model.compile(src, out, precision="f32", threads=1)
+    feeds = {t.name: rng.standard_normal(t.shape).astype(np.float32) for t in kept.inputs}
+    results["f32"] = kept.run(feeds)["y"]
+    for precision in ("int8", "f32"):
+        with Model.compile(src, out, precision=precision, threads=1) as m:
+            results[precision + "_again"] = m.run(feeds)["y"]
+    assert not np.array_equal(results["f32"], results["int8_again"])
+    assert np.array_equal(results["f32"], results["f32_again"])
+    # The first build, still loaded, keeps running its own code; no alias
+    # file is left in the folder.
+    assert np.array_equal(kept.run(feeds)["y"], results["f32"])
+    kept.close()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
 def test_compile_with_state_streams(tmp_path):
     import numpy as np
     from lstm_opt.runtime import Model
