@@ -157,7 +157,8 @@ std::vector<std::string> CompileOptions::compileOnlyGiven() const {
   std::vector<std::string> given;
   const llvm::cl::Option *compileOnly[] = {
       &precision, &targetCPU,   &batchTile,        &cudnnDataType, &cudnnAlgo,
-      &gpuChip,   &gpuDesign,   &gpuUnitsPerBlock, &gpuGridSync,   &gpuWeights};
+      &gpuChip,   &gpuDesign,   &gpuUnitsPerBlock, &gpuGridSync,   &gpuWeights,
+      std::addressof(shapes), &state};
   for (const llvm::cl::Option *o : compileOnly)
     if (o->getNumOccurrences() > 0)
       given.push_back("--" + o->ArgStr.str());

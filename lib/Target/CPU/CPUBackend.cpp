@@ -826,8 +826,12 @@ lstm_opt::cpu::lowerToLLVMDialect(ModuleOp module, const CPUOptions &options) {
     if (!tt || !tt.hasStaticShape()) {
       if (input)
         graph.emitError() << "graph input '" << s.name << "' has type " << t
-                          << "; the CPU backend needs static shapes (give "
-                             "concrete inputs, as lstm-run does)";
+                          << "; the CPU backend needs static shapes: give "
+                             "it with --input-shape="
+                          << s.name
+                          << "=D0xD1x... (lstm_opt.compile: input_shapes=; "
+                             "lstm-run takes the shapes of the inputs it is "
+                             "given)";
       else
         graph.emitError()
             << "graph output '" << s.name << "' has type " << t
