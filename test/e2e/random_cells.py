@@ -12,8 +12,8 @@ in a random way:
     Relu, Softsign, LeakyRelu or Elu; h: Tanh or Softsign;
   * LSTM: peepholes on a random subset of i, f, o; a coupled forget gate
     f = 1 - i; GRU: the reset before or after the recurrent product, and the
-    update written as n + z*(h - n), (1 - z)*n + z*h, (n - z*n) + z*h or the
-    negated z*n + (1 - z)*h;
+    update written as n + z*(h - n), (1 - z)*n + z*h, (n - z*n) + z*h, the
+    negated z*n + (1 - z)*h, or torch.lerp's Where of two branches;
   * the steps cut out of X by Gather, Slice + Squeeze, Split + Squeeze or
     Slice + Reshape, from a time-major or a batch-major X;
   * sometimes each step's input computed inside the loop before the cell
@@ -136,6 +136,10 @@ def build(seed, path):
     coupled = kind == "lstm" and rng.random() < 0.2
     lbr = rng.random() < 0.5
     update = rng.choice(["interpolate", "textbook", "expanded", "negated"])
+    # Or torch.lerp(n, h, z) as PyTorch exports it (a Where of two branches;
+    # its own stream).
+    if update == "interpolate" and np.random.default_rng(seed + 5000003).random() < 0.4:
+        update = "lerp"
     bad = rng.choice(["none"] * 6 + ["clip", "layernorm", "mask", "feedback", "gpeep"])
     # How step t is cut out of X ([T, B, I], or [B, T, I] when batch-major).
     steps = rng.choice(["gather", "slice_squeeze", "split_squeeze", "slice_reshape",
@@ -289,6 +293,11 @@ def build(seed, path):
             one = g.const(1.0)
             if update == "interpolate":
                 hn = g.op("Add", [n, g.op("Mul", [z, g.op("Sub", [h, n])])])
+            elif update == "lerp":
+                d = g.op("Sub", [h, n])
+                lo = g.op("Add", [n, g.op("Mul", [z, d])])
+                hi = g.op("Sub", [h, g.op("Mul", [d, g.op("Sub", [one, z])])])
+                hn = g.op("Where", [g.op("Less", [z, g.const(0.5)]), lo, hi])
             elif update == "textbook":
                 hn = g.op("Add", [g.op("Mul", [g.op("Sub", [one, z]), n]), g.op("Mul", [z, h])])
             elif update == "expanded":

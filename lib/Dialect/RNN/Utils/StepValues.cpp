@@ -1,6 +1,7 @@
 //===- StepValues.cpp - the values of one unrolled time step --------------===//
 
 #include "lstm-opt/Dialect/RNN/Utils/StepValues.h"
+#include "lstm-opt/Dialect/RNN/Utils/CellForms.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -760,9 +761,16 @@ void StepNormalizer::settle(function_ref<void(Operation *)> onErase) {
     if (made.contains(r.key) && made.contains(r.replOp))
       r.repl.replaceAllUsesWith(r.orig);
   // (The Where and Less of a lerp are onnx.node, of unknown effects to
-  // eraseDeadOps: those named here go when dead.)
+  // eraseDeadOps: those named here go when dead, and so does an activation
+  // kept as onnx.node (Elu, Softsign, ...) that only a lerp's other branch
+  // read, with what only it read.)
   od::eraseDeadOps(candidates, onErase, [&](Operation *op) {
-    return llvm::is_contained(genericNodes, op);
+    if (llvm::is_contained(genericNodes, op))
+      return true;
+    if (genericNodes.empty() || op->getNumResults() != 1)
+      return false;
+    auto act = getActivation(op->getResult(0));
+    return act && act->op == op;
   });
   // Sequence nodes are onnx.node (unknown effects to eraseDeadOps): those
   // a kept rewrite left without a reader go here, SequenceAt first.
