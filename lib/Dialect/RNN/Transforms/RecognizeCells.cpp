@@ -484,6 +484,24 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     inner->ops.push_back(def);
     return inner;
   }
+  if (isa<od::SqueezeOp, od::ReshapeOp>(def)) {
+    // A batch of one dropped, [1, N] -> [N] (tf2onnx squeezes h R at a fixed
+    // batch of 1, and the Add broadcasts it back): the same N values, read
+    // as they are. Only a static batch of 1 whose result is those N values
+    // (a term's batch is checked against the cell's by its builder).
+    Value in = def->getOperand(0);
+    auto it = dyn_cast<RankedTensorType>(in.getType());
+    auto rt = dyn_cast<RankedTensorType>(v.getType());
+    if (it && rt && it.hasStaticShape() && rt.hasStaticShape() &&
+        it.getRank() == 2 && it.getDimSize(0) == 1 && rt.getRank() == 1 &&
+        rt.getDimSize(0) == it.getDimSize(1)) {
+      auto inner = analyze(in, col0, width, why, depth + 1);
+      if (failed(inner))
+        return failure();
+      inner->ops.push_back(def);
+      return inner;
+    }
+  }
   StringRef type = od::getOnnxOpType(def);
   return fail("'" + (type.empty() ? def->getName().getStringRef() : type) +
               "' in a gate pre-activation is not linear");
