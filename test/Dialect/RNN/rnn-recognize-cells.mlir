@@ -67,6 +67,33 @@ func.func @batch_one_squeezed(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tens
 
 // -----
 
+// Keras' LSTM with activation="sigmoid": i and g both Sigmoid. i * g = g * i,
+// so either factor is the input gate: one cell, activations all Sigmoid.
+
+// CHECK-LABEL: func.func @sigmoid_candidate
+// CHECK: rnn.lstm_cell {{.*}}activations = ["Sigmoid", "Sigmoid", "Tanh"]
+func.func @sigmoid_candidate(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3, 0.4]]> : tensor<1x4xf32>
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x4xf32>) -> tensor<1x4xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %g = onnx.Add(%gx, %gh) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %i, %f, %cc, %o = onnx.Split(%g, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %si = onnx.Sigmoid(%i) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sf = onnx.Sigmoid(%f) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %sg = onnx.Sigmoid(%cc) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %so = onnx.Sigmoid(%o) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%sf, %c) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%si, %sg) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%so, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
 // TensorFlow's BasicLSTMCell: concat([x, h]) x kernel, gates i, j(=g), f, o,
 // forget_bias added to f. Rows are reordered to i, f, g, o and forget_bias
 // lands in f's bias.

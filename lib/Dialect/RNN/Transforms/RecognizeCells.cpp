@@ -1127,6 +1127,7 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   Activation fRef = fActIn ? *fActIn : oAct;
   // Which of i*g is the gate: the one with f's activation.
   Activation iAct, gAct;
+  bool either = false;
   if (coupledI) {
     // f = 1 - i: i is the operand of i*g that (1 - i) reads; ONNX's
     // input_forget takes i's activation for f.
@@ -1141,8 +1142,12 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
     iAct = *igB;
     gAct = *igA;
   } else if (*igA == fRef && *igB == fRef) {
-    return remark("cannot tell the input gate from the cell candidate (both "
-                  "use " + fRef.name + ")");
+    // Both factors of i * g have the gate activation (Keras' LSTM with
+    // activation="sigmoid"): i * g = g * i, so either is the input gate and
+    // the step is the same; the one with a peephole, if any, below.
+    iAct = *igA;
+    gAct = *igB;
+    either = true;
   } else {
     return remark("the input gate's activation (" + igA->name + "/" +
                   igB->name + ") differs from the forget gate's (" +
@@ -1187,6 +1192,10 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
     if (failed(f))
       return remark(why);
     forms[k] = std::move(*f);
+  }
+  if (either && forms[0].diagonal.empty() && !forms[2].diagonal.empty()) {
+    std::swap(forms[0], forms[2]);
+    std::swap(iAct, gAct);
   }
   // Peepholes: P_i * c and P_f * c (the state before the step) in i and f,
   // P_o * c' in o; nothing else is multiplied elementwise in an LSTM gate.
