@@ -202,7 +202,7 @@ func.func @rounded_state(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<
   %s = onnx.initializer "s" dense<0.01> : tensor<f32>
   %z = onnx.initializer "z" dense<128> : tensor<ui8>
   %a0 = onnx.MatMul(%x0, %w) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
-  // expected-remark @+1 {{not fused: a recurrence is left as it is: 1 constant weight is applied at 2 steps, each to values computed from an earlier application, and no cell form matched it (earlier remarks name the near misses); the model rounds a value inside the cell to integers (QuantizeLinear 'h1_q') and uses it beyond a MatMul's input, which a fused layer would not do}}
+  // expected-remark @+1 {{not fused: a recurrence is left as it is: 1 constant weight is applied at 2 steps, each to values computed from an earlier application, and no cell form matched it; the model rounds a value inside the cell to integers (QuantizeLinear 'h1_q') and uses it beyond a MatMul's input, which a fused layer would not do}}
   %b0 = onnx.MatMul(%h, %r) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
   %g0 = onnx.Add(%a0, %b0) : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
   %h1 = onnx.Tanh(%g0) : (tensor<1x2xf32>) -> tensor<1x2xf32>
@@ -214,4 +214,19 @@ func.func @rounded_state(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<
   %g2 = onnx.Add(%g1, %hd) : (tensor<1x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
   %h2 = onnx.Tanh(%g2) : (tensor<1x2xf32>) -> tensor<1x2xf32>
   return %h2 : tensor<1x2xf32>
+}
+
+// -----
+
+// A recurrence through an op no cell form has (Sin): no step comes close to
+// a form, and the remark says so rather than pointing to earlier remarks.
+// CHECK-LABEL: func.func @no_near_miss
+func.func @no_near_miss(%h: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %r = onnx.initializer "r" dense<[[0.5, 0.1], [0.2, 0.3]]> : tensor<2x2xf32>
+  // expected-remark @+1 {{not fused: a recurrence is left as it is: 1 constant weight is applied at 2 steps, each to values computed from an earlier application, and no cell form matched it: no step came close to a cell form}}
+  %a = onnx.MatMul(%h, %r) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %s = onnx.node "Sin"(%a) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %b = onnx.MatMul(%s, %r) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %t = onnx.node "Sin"(%b) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %t : tensor<1x2xf32>
 }

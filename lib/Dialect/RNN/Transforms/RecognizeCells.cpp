@@ -546,6 +546,8 @@ public:
   }
   void run();
   int64_t numCells = 0, numLayers = 0, numUnfusedRecurrences = 0;
+  /// "not fused as a ... cell" remarks emitted (quiet matches count none).
+  int64_t numNearMisses = 0;
 
 private:
   /// After recognition: a remark on every recurrence left in the graph
@@ -1114,7 +1116,7 @@ void CellRecognizer::buildLSTM(Operation *cOp, od::MulOp ig,
   Value cNew = cOp->getResult(0);
   auto remark = [&](const Twine &why) {
     if (!quiet)
-      cOp->emitRemark() << "not fused as an LSTM cell: " << why;
+      ++numNearMisses, cOp->emitRemark() << "not fused as an LSTM cell: " << why;
   };
   auto out = findHiddenOutput(cNew);
   if (!out)
@@ -1452,7 +1454,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   std::optional<Activation> z = zA, n = nA;
   auto remark = [&](const Twine &why) {
     if (!quiet)
-      anchor->emitRemark() << "not fused as a GRU cell: " << why;
+      ++numNearMisses, anchor->emitRemark() << "not fused as a GRU cell: " << why;
   };
   int64_t hidden = staticDim(hNew, 1);
   if ((rankOf(hNew) != 2 || ShapedType::isDynamic(hidden)) && h)
@@ -1758,7 +1760,7 @@ void CellRecognizer::matchRNNCells() {
     GateTerms gt;
     std::string why;
     if (!splitTerms({c.form}, x, h, gt, why)) {
-      c.act.op->emitRemark() << "not fused as an RNN cell: " << why;
+      ++numNearMisses, c.act.op->emitRemark() << "not fused as an RNN cell: " << why;
       continue;
     }
     int64_t inSize = -1;
@@ -2508,8 +2510,13 @@ void CellRecognizer::remarkUnfusedRecurrences() {
          << " constant weight" << (members.size() == 1 ? " is" : "s are")
          << " applied at " << steps
          << " steps, each to values computed from an earlier application, "
-            "and no cell form matched it (earlier remarks name the near "
-            "misses)";
+            "and no cell form matched it";
+    if (numNearMisses)
+      diag << " (earlier remarks name the near misses)";
+    else if (!quantize)
+      diag << ": no step came close to a cell form (an LSTM, GRU or simple "
+              "RNN step with the gates, activations and update the "
+              "recogniser reads; its documentation lists them)";
     if (quantize)
       diag << "; the model rounds a value inside the cell to integers "
               "(QuantizeLinear '"
