@@ -500,6 +500,16 @@ int main(int argc, char **argv) {
       e.ranked = d.ranked;
       e.dims = d.dims;
       if (auto it = shapes->find(d.name); it != shapes->end()) {
+        // A shape the model declares otherwise is the option's mistake,
+        // not the arrays'.
+        bool contradicts = d.ranked && d.dims.size() != it->second.size();
+        for (size_t k = 0; !contradicts && d.ranked && k < d.dims.size(); ++k)
+          contradicts = d.dims[k] >= 0 && d.dims[k] != it->second[k];
+        if (contradicts)
+          return fail("--input-shape=" + d.name + "=...: " + modelPath +
+                      " declares input '" + d.name + "' as " +
+                      shapeString(d.dims) + ", not " +
+                      shapeString(it->second));
         e.ranked = true;
         e.dims = it->second;
       }
