@@ -6,7 +6,8 @@ Usage: fusion.py --lstm-opt PATH --manifest manifest.json MODEL.onnx [--workdir 
 Runs `lstm-opt MODEL -o fused.onnx --report=json` and checks, against the
 manifest's "expected" entry for MODEL:
   * onnx's checker (full_check) accepts the result;
-  * no per-step cell op remains (Sigmoid, Tanh, Relu, HardSigmoid), in the
+  * no per-step cell op remains (Sigmoid, Tanh, Relu, HardSigmoid, Softsign,
+    Softplus, Elu, LeakyRelu, ThresholdedRelu), in the
     graph or a subgraph, beyond the entry's "kept_ops" (the model's own
     activations outside its cells, such as a per-step projection's ReLU);
   * the number of ONNX LSTM / GRU / RNN nodes (in a Loop that stays, its
@@ -29,7 +30,8 @@ import onnx
 sys.path.insert(0, os.path.dirname(__file__))
 from ortutil import iter_nodes, random_inputs, run_ort  # noqa: E402
 
-CELL_OPS = {"Sigmoid", "Tanh", "Relu", "HardSigmoid"}
+CELL_OPS = {"Sigmoid", "Tanh", "Relu", "HardSigmoid", "Softsign", "Softplus", "Elu",
+            "LeakyRelu", "ThresholdedRelu"}
 failures, passes = [], 0
 
 

@@ -8,7 +8,8 @@ in a random way:
     times one kernel;
   * gate activations: Sigmoid, HardSigmoid (random alpha, beta), or a
     HardSigmoid written out as Clip(alpha * x + beta, 0, 1) or as Keras 3's
-    Clip(x + beta/alpha, 0, 1/alpha) * alpha; LSTM g: Tanh,
+    Clip(x + beta/alpha, 0, 1/alpha) * alpha, or one of Tanh, Relu,
+    Softsign, LeakyRelu, Elu; LSTM g: Tanh,
     Relu, Softsign, LeakyRelu or Elu; h: Tanh or Softsign;
   * LSTM: peepholes on a random subset of i, f, o; a coupled forget gate
     f = 1 - i; GRU: the reset before or after the recurrent product, and the
@@ -79,6 +80,8 @@ class Graph:
 
 def gate_act(g, pre, spec):
     kind, alpha, beta = spec
+    if kind.startswith("other:"):
+        return other_act(g, pre, kind[len("other:"):])
     if kind == "sigmoid":
         return g.op("Sigmoid", [pre])
     if kind == "hardsigmoid":
@@ -121,6 +124,11 @@ def build(seed, path):
     if ga == "written" and own.random() < 0.5:
         ga = "written3"
     g.div = own.random() < 0.5
+    # Sometimes gates of another of ONNX's activations (Keras'
+    # recurrent_activation="tanh", "relu", ...), from a stream of its own.
+    other_gate = np.random.default_rng(seed + 7000003)
+    if other_gate.random() < 0.2:
+        ga = "other:" + str(other_gate.choice(["tanh", "relu", "softsign", "leakyrelu", "elu"]))
     # Each step's input computed inside the loop before the cell reads it
     # (the same ops at every step, or at "mixed" different ones).
     pre_x = str(own.choice(["none"] * 5 + ["proj", "gemm", "unary", "reshape", "mixed"]))

@@ -608,11 +608,13 @@ func.func @gru_negated_update(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tenso
 // slice the loop-carried kernel at every step): it becomes an initializer
 // of its own, and the cell reads it. The gates are Keras 3's hard_sigmoid,
 // relu6(x + 3) / 6 exported as Mul(Clip(x + 3, 0, 6), 1/6):
-// HardSigmoid(alpha = 1/6, beta = 0.5).
+// HardSigmoid(alpha = 1/6, beta = 0) of x + 3, the 3 in the gates' bias
+// (where tf2onnx folds it at some steps).
 // CHECK-LABEL: func.func @sliced_weight_keras3_hard_sigmoid
 // CHECK-DAG: onnx.initializer "lstm_R" dense<{{\[}}[1.000000e-01], [2.000000e-01], [3.000000e-01], [4.000000e-01]]> : tensor<4x1xf32>
+// CHECK-DAG: onnx.initializer "lstm_B" dense<[3.000000e+00, 3.000000e+00, 0.000000e+00, 3.000000e+00]> : tensor<4xf32>
 // CHECK: rnn.lstm_cell
-// CHECK-SAME: activation_alpha = array<f32: 0.166666672>, activation_beta = array<f32: 5.000000e-01>, activations = ["HardSigmoid", "Tanh", "Tanh"]
+// CHECK-SAME: activation_alpha = array<f32: 0.166666672>, activation_beta = array<f32: 0.000000e+00>, activations = ["HardSigmoid", "Tanh", "Tanh"]
 // CHECK-NOT: onnx.Clip
 // CHECK-NOT: onnx.Slice
 func.func @sliced_weight_keras3_hard_sigmoid(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>, %c: tensor<1x1xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
@@ -936,4 +938,153 @@ func.func @fused_gemm_rnn(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor
   %h2 = onnx.node "FusedGemm"(%x1, %w, %p1) {domain = "com.microsoft", attrs = {activation = "Tanh"}} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
   %l = onnx.node "FusedGemm"(%x1, %w, %b) {domain = "com.microsoft", attrs = {activation = "LeakyRelu", activation_alpha = 0.1 : f32}} : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> !onnx.unknown
   return %h2, %l : tensor<1x2xf32>, !onnx.unknown
+}
+
+// -----
+
+// A simple RNN whose activation is any of ONNX's (Keras' SimpleRNN with
+// activation="softsign", "elu", "leaky_relu", ...), here Softsign and
+// LeakyRelu as onnx.node: two chained steps become cells with that
+// activation. A Softsign chain whose steps are not chained (one step) stays.
+// CHECK-LABEL: func.func @rnn_softsign_chain
+// CHECK: %[[C0:.*]] = rnn.rnn_cell %arg0, %arg2, {{.*}}activations = ["Softsign"]
+// CHECK: rnn.rnn_cell %arg1, %[[C0]], {{.*}}activations = ["Softsign"]
+// CHECK: %[[L0:.*]] = rnn.rnn_cell %arg0, %arg2, {{.*}}activation_alpha = array<f32: 2.000000e-01>{{.*}}activations = ["LeakyRelu"]
+// CHECK: rnn.rnn_cell %arg1, %[[L0]], {{.*}}activations = ["LeakyRelu"]
+// CHECK-NOT: onnx.node "Softsign"
+// CHECK-NOT: onnx.node "LeakyRelu"
+func.func @rnn_softsign_chain(%x0: tensor<1x2xf32>, %x1: tensor<1x2xf32>, %h: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+  %w = onnx.initializer "W" dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %r = onnx.initializer "R" dense<[[0.1, 0.2], [0.3, 0.4]]> : tensor<2x2xf32>
+  %b = onnx.initializer "B" dense<[0.5, 0.25]> : tensor<2xf32>
+  %p0 = onnx.Gemm(%h, %r, %b) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %a0 = onnx.Gemm(%x0, %w, %p0) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %h1 = onnx.node "Softsign"(%a0) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %p1 = onnx.Gemm(%h1, %r, %b) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %a1 = onnx.Gemm(%x1, %w, %p1) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %h2 = onnx.node "Softsign"(%a1) : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %q0 = onnx.Gemm(%h, %r, %b) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %c0 = onnx.Gemm(%x0, %w, %q0) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %g1 = onnx.node "LeakyRelu"(%c0) {attrs = {alpha = 0.2 : f32}} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  %q1 = onnx.Gemm(%g1, %r, %b) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  %c1 = onnx.Gemm(%x1, %w, %q1) : (tensor<1x2xf32>, tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<1x2xf32>
+  %g2 = onnx.node "LeakyRelu"(%c1) {attrs = {alpha = 0.2 : f32}} : (tensor<1x2xf32>) -> tensor<1x2xf32>
+  return %h2, %g2 : tensor<1x2xf32>, tensor<1x2xf32>
+}
+
+// -----
+
+// A GRU whose gates are Tanh (Keras' recurrent_activation="tanh"): any of
+// ONNX's activations is a gate's; z and r agree.
+// CHECK-LABEL: func.func @gru_tanh_gates
+// CHECK: rnn.gru_cell %arg0, %arg1, {{.*}}activations = ["Tanh", "Tanh"]
+// CHECK-NOT: onnx.Tanh
+func.func @gru_tanh_gates(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xz, %xr, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hz, %hr, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.Tanh(%az) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.Tanh(%ar) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %a = onnx.Mul(%omz, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %b = onnx.Mul(%z, %h) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%a, %b) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
+}
+
+// -----
+
+// Keras' hard_sigmoid at an LSTM's first step as tf2onnx writes it: the
+// forget gate's / 6 moved onto the zero state, f * c0 = Clip(L, 0, 6) *
+// (c0 / 6). Clip(L, 0, u) * K = HardSigmoid(1/u, 0)(L) * (u * K): with the
+// other gates' Mul(Clip(L, 0, 6), 1/6) the step is an LSTM cell.
+// CHECK-LABEL: func.func @hard_sigmoid_scale_on_zero_state
+// CHECK: rnn.lstm_cell
+// CHECK-SAME: activation_alpha = array<f32: 0.166666672>, activation_beta = array<f32: 0.000000e+00>, activations = ["HardSigmoid", "Tanh", "Tanh"]
+// CHECK-NOT: onnx.Clip
+func.func @hard_sigmoid_scale_on_zero_state(%x: tensor<1x2xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>) {
+  %none = onnx.none
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %b = onnx.initializer "bias" dense<[3.0, 3.0, 0.0, 3.0]> : tensor<4xf32>
+  %zero = onnx.initializer "zero" dense<0.0> : tensor<f32>
+  %six = onnx.initializer "six" dense<6.0> : tensor<f32>
+  %sixth = onnx.initializer "sixth" dense<0.166666672> : tensor<f32>
+  %c0 = onnx.initializer "c0_sixth" dense<0.0> : tensor<1x1xf32>
+  %gx = onnx.Gemm(%x, %w, %b) : (tensor<1x2xf32>, tensor<2x4xf32>, tensor<4xf32>) -> tensor<1x4xf32>
+  %pi, %pf, %pg, %po = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x4xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %ci = onnx.Clip(%pi, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %i = onnx.Mul(%ci, %sixth) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %cf = onnx.Clip(%pf, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %fc = onnx.Mul(%cf, %c0) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %g = onnx.Tanh(%pg) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ig = onnx.Mul(%i, %g) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %c1 = onnx.Add(%fc, %ig) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %co = onnx.Clip(%po, %zero, %six) : (tensor<1x1xf32>, tensor<f32>, tensor<f32>) -> tensor<1x1xf32>
+  %o = onnx.Mul(%co, %sixth) : (tensor<1x1xf32>, tensor<f32>) -> tensor<1x1xf32>
+  %tc = onnx.Tanh(%c1) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Mul(%o, %tc) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1, %c1 : tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// Clip(L, 0, 6) times a constant outside any cell is left as it was (the
+// rewrite that reads it as a HardSigmoid is undone).
+// CHECK-LABEL: func.func @clip_times_constant_alone
+// CHECK: %[[C:.*]] = onnx.Clip
+// CHECK: onnx.Mul(%[[C]], %{{.*}})
+// CHECK-NOT: onnx.Mul
+func.func @clip_times_constant_alone(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %zero = onnx.initializer "zero" dense<0.0> : tensor<f32>
+  %six = onnx.initializer "six" dense<6.0> : tensor<f32>
+  %k = onnx.initializer "k" dense<[0.5, 0.25]> : tensor<2xf32>
+  %c = onnx.Clip(%x, %zero, %six) : (tensor<1x2xf32>, tensor<f32>, tensor<f32>) -> tensor<1x2xf32>
+  %m = onnx.Mul(%c, %k) : (tensor<1x2xf32>, tensor<2xf32>) -> tensor<1x2xf32>
+  return %m : tensor<1x2xf32>
+}
+
+// -----
+
+// h' = z*n + (1 - z)*h with HardSigmoid(0.2, 0.3) gates: 1 - hs(a) =
+// hs(-a + (1 - 2 beta) / alpha), so z's rows are negated and its bias gains
+// (1 - 0.6) / 0.2 = 2 (1.99999988 from the f32 alpha and beta); r keeps the
+// same activation. The shift's own constant does not stay behind.
+// CHECK-LABEL: func.func @gru_negated_update_hard_sigmoid
+// CHECK-NOT: gru_update_shift
+// CHECK-DAG: %[[W:.*]] = onnx.initializer "gru_W" dense<{{\[}}[2.000000e+00, 5.000000e+00], [-1.000000e+00, -4.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[B:.*]] = onnx.initializer "gru_Bw" dense<[0.000000e+00, 1.99999988, 0.000000e+00]> : tensor<3xf32>
+// CHECK: rnn.gru_cell %arg0, %arg1, %[[W]], %{{.*}}, %[[B]], {{.*}}activation_alpha = array<f32: 2.000000e-01>, activation_beta = array<f32: 3.000000e-01>, activations = ["HardSigmoid", "Tanh"]
+// CHECK-NOT: gru_update_shift
+// CHECK: return
+func.func @gru_negated_update_hard_sigmoid(%x: tensor<1x2xf32>, %h: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %w = onnx.initializer "kernel" dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %r = onnx.initializer "recurrent_kernel" dense<[[0.1, 0.2, 0.3]]> : tensor<1x3xf32>
+  %one = onnx.initializer "one" dense<1.0> : tensor<f32>
+  %none = onnx.none
+  %gx = onnx.MatMul(%x, %w) : (tensor<1x2xf32>, tensor<2x3xf32>) -> tensor<1x3xf32>
+  %gh = onnx.MatMul(%h, %r) : (tensor<1x1xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %xz, %xr, %xn = onnx.Split(%gx, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %hz, %hr, %hn = onnx.Split(%gh, %none) {axis = 1 : i64} : (tensor<1x3xf32>, none) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>)
+  %az = onnx.Add(%xz, %hz) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %z = onnx.HardSigmoid(%az) {alpha = 0.2 : f32, beta = 0.3 : f32} : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %ar = onnx.Add(%xr, %hr) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rr = onnx.HardSigmoid(%ar) {alpha = 0.2 : f32, beta = 0.3 : f32} : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %rh = onnx.Mul(%rr, %hn) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %an = onnx.Add(%xn, %rh) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %n = onnx.Tanh(%an) : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %zn = onnx.Mul(%z, %n) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %omz = onnx.Sub(%one, %z) : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %b = onnx.Mul(%omz, %h) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  %h1 = onnx.Add(%zn, %b) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+  return %h1 : tensor<1x1xf32>
 }

@@ -370,6 +370,64 @@ def keras3_gru_into_lstm_unroll():
         "GRU " + KERAS_GRU_ORDER_AFTER + "; LSTM " + KERAS_LSTM_ORDER)
 
 
+def keras3_lstm_hardsigmoid_unroll():
+    f = _keras_convert("keras3_lstm_hardsigmoid_unroll",
+                       lambda: [keras.layers.LSTM(H, recurrent_activation="hard_sigmoid",
+                                                  unroll=True, return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 LSTM(6, recurrent_activation='hard_sigmoid', unroll=True): the gates are "
+        "Mul(Clip(L, 0, 6), 1/6) with the + 3 folded into the bias; at the first step tf2onnx "
+        "moves the forget gate's / 6 onto the zero state (f * c0 = Clip(L, 0, 6) * (c0 / 6)).",
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                              step0_recurrent_matmul_folded=True,
+                              activations=["HardSigmoid", "Tanh", "Tanh"])]),
+        KERAS_LSTM_ORDER)
+
+
+def keras3_gru_hardsigmoid_resetbefore_unroll():
+    f = _keras_convert("keras3_gru_hardsigmoid_resetbefore_unroll",
+                       lambda: [keras.layers.GRU(H, recurrent_activation="hard_sigmoid",
+                                                 reset_after=False, unroll=True,
+                                                 return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 GRU(6, recurrent_activation='hard_sigmoid', reset_after=False, unroll=True), "
+        "Keras 2's defaults: at the first step tf2onnx moves the reset gate's / 6 onto the zero "
+        "state (r * h0 = Clip(L, 0, 6) * (h0 / 6)).",
+        expect("gru", [layer("gru", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             linear_before_reset=False,
+                             activations=["HardSigmoid", "Tanh"])]),
+        "z,r,h (Keras GRU, reset_after=False: r applied to h before its matmul)")
+
+
+def keras3_lstm_tanh_gates_unroll():
+    f = _keras_convert("keras3_lstm_tanh_gates_unroll",
+                       lambda: [keras.layers.LSTM(H, recurrent_activation="tanh", unroll=True,
+                                                  return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 LSTM(6, recurrent_activation='tanh', unroll=True): gates and cell candidate "
+        "share Tanh (ONNX LSTM activations [Tanh, Tanh, Tanh]).",
+        expect("lstm", [layer("lstm", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                              step0_recurrent_matmul_folded=True,
+                              activations=["Tanh", "Tanh", "Tanh"])]),
+        KERAS_LSTM_ORDER)
+
+
+def keras3_simplernn_softsign_unroll():
+    f = _keras_convert("keras3_simplernn_softsign_unroll",
+                       lambda: [keras.layers.SimpleRNN(H, activation="softsign", unroll=True,
+                                                       return_sequences=True)], I)
+    return entry(
+        f,
+        "Keras 3 SimpleRNN(6, activation='softsign', unroll=True): a Softsign node per step "
+        "(ONNX RNN activations [Softsign]).",
+        expect("rnn", [layer("rnn", T, H, I, batch=B, time_major=False, initial_state="zeros",
+                             step0_recurrent_matmul_folded=True, activation="softsign")]),
+        RNN_ORDER)
+
+
 FIXTURES = [
     keras3_lstm_unroll,
     keras3_gru_unroll,
@@ -383,6 +441,10 @@ FIXTURES = [
     keras3_lstm_hardsigmoid_loop,
     keras3_gru_into_lstm_unroll,
     keras3_gru2_resetbefore_dyntime,
+    keras3_lstm_hardsigmoid_unroll,
+    keras3_gru_hardsigmoid_resetbefore_unroll,
+    keras3_lstm_tanh_gates_unroll,
+    keras3_simplernn_softsign_unroll,
 ]
 
 

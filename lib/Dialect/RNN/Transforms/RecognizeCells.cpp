@@ -159,8 +159,13 @@ std::string notF32Constant(Value v) {
   std::string out;
   llvm::raw_string_ostream os(out);
   if (auto attr = od::getConstantAttr(v)) {
-    os << "a constant of " << attr.getElementType()
-       << " (only f32 layers are fused; convert the model to f32)";
+    if (attr.getElementType().isF32())
+      os << "an f32 constant of " << attr.getNumElements()
+         << " elements that could not be read (larger than the recogniser "
+            "reads, or its data is missing)";
+    else
+      os << "a constant of " << attr.getElementType()
+         << " (only f32 layers are fused; convert the model to f32)";
     return out;
   }
   Value src = od::skipIdentities(v);
@@ -1476,10 +1481,17 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
     std::optional<Activation> ra;
     Value other;
     if (m) {
-      if ((ra = getActivation(m.getA())) && isGateActivation(*ra))
-        other = m.getB();
-      else if ((ra = getActivation(m.getB())) && isGateActivation(*ra))
-        other = m.getA();
+      // r is the factor with z's activation; failing that a sigmoid-like
+      // one (and a mismatch is reported below).
+      auto ga = getActivation(m.getA()), gb = getActivation(m.getB());
+      auto rank = [&](const std::optional<Activation> &a) {
+        return !a ? 0 : *a == *z ? 3 : isGateActivation(*a) ? 2 : 1;
+      };
+      int rankA = rank(ga), rankB = rank(gb);
+      if (rankA && rankA >= rankB)
+        ra = ga, other = m.getB();
+      else if (rankB)
+        ra = gb, other = m.getA();
     }
     if (other && !resetLinear && rankOf(other) == 2) {
       r = ra;
@@ -1515,7 +1527,7 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
         continue;
       for (auto [a, b] : {std::pair(m.getA(), m.getB()), std::pair(m.getB(), m.getA())}) {
         auto ra = getActivation(a);
-        if (ra && isGateActivation(*ra) && h &&
+        if (ra && *ra == *z && h &&
             od::skipIdentities(b) == od::skipIdentities(h)) {
           r = ra;
           rh = t.input;
@@ -1549,17 +1561,28 @@ void CellRecognizer::buildGRU(Operation *anchor, Activation zA, Activation nA,
   if (negatedUpdate) {
     // h' = z*n + (1 - z)*h is a GRU with update gate 1 - z. For a sigmoid,
     // 1 - sigmoid(a) = sigmoid(-a); for HardSigmoid(alpha, beta),
-    // 1 - hs(a) = HardSigmoid(alpha, 1 - beta)(-a): the same function (r
-    // shares it) only for beta = 0.5. z's pre-activation is negated
-    // (exactly: every weight and bias).
-    if (!(z->name == "Sigmoid" && !z->hasParams) &&
-        !(z->name == "HardSigmoid" && z->beta == 0.5f))
+    // 1 - hs(a) = hs(-a + (1 - 2 beta) / alpha), the same function (r
+    // shares it). z's pre-activation is negated (exactly: every weight and
+    // bias), and a HardSigmoid's beta other than 0.5 (Keras 3's
+    // hard_sigmoid, read with beta 0) adds (1 - 2 beta) / alpha to its bias
+    // (one rounding of that sum).
+    bool hard = z->name == "HardSigmoid" && z->alpha > 0.f;
+    if (!(z->name == "Sigmoid" && !z->hasParams) && !hard)
       return remark("the update gate enters as z*n + (1 - z)*h and " +
-                    z->name + " is not symmetric about 0 (1 - f(a) = f(-a) "
-                    "holds for Sigmoid and HardSigmoid with beta 0.5)");
+                    z->name + " is not symmetric (1 - f(a) = f(-a + c) "
+                    "holds for Sigmoid and HardSigmoid)");
     LinearForm negated;
     negated.width = formZ->width;
     negated.add(std::move(*formZ), -1.0f);
+    if (hard && z->beta != 0.5f) {
+      float shift = float((1.0 - 2.0 * double(z->beta)) / double(z->alpha));
+      if (!std::isfinite(shift))
+        return remark("the update gate enters as z*n + (1 - z)*h and its "
+                      "HardSigmoid's alpha is too small to shift");
+      Value c = consts->getF32(anchor->getLoc(), "gru_update_shift", {},
+                               {shift});
+      negated.biases.push_back({c, 0, hidden, /*scalar=*/true, 1.0f});
+    }
     *formZ = std::move(negated);
   }
 
@@ -1682,8 +1705,17 @@ void CellRecognizer::matchRNNCells() {
   DenseMap<Value, unsigned> byOutput;
   SmallVector<Operation *> acts;
   func.walk([&](Operation *op) {
-    if (isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op) &&
+    // Any of ONNX's activations (Softsign, Elu, LeakyRelu, HardSigmoid, ...
+    // as Keras' SimpleRNN takes them), the op that computes it.
+    if (op->getNumResults() == 1 &&
+        isa<od::TanhOp, od::ReluOp, od::SigmoidOp, od::HardSigmoidOp,
+            od::ClipOp, od::MulOp, od::DivOp, od::NodeOp>(op) &&
         !rnn::StepNormalizer::isReplaced(op)) {
+      if (!isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op)) {
+        auto a = getActivation(op->getResult(0));
+        if (!a || a->op != op)
+          return;
+      }
       acts.push_back(op);
       erasedOps.erase(op); // live: an older entry at its address is stale
     }
@@ -2899,20 +2931,32 @@ void CellRecognizer::expandQOperatorNodes() {
 void CellRecognizer::run() {
   // Initializers the graph uses now; those the fused cells leave unused
   // (weights, Split sizes, Gather indices read only inside the steps, also
-  // from subgraphs) are dropped at the end. Ones unused already are kept.
+  // from subgraphs) are dropped at the end, and so are unused ones the
+  // recogniser made (a constant made for a match that then failed). Ones
+  // unused already are kept.
   SmallVector<od::InitializerOp> usedBefore;
-  for (auto init : func.front().getOps<od::InitializerOp>())
+  DenseSet<Operation *> before;
+  for (auto init : func.front().getOps<od::InitializerOp>()) {
+    before.insert(init);
     if (!init->use_empty() && !init.getGraphInput())
       usedBefore.push_back(init);
+  }
   llvm::scope_exit dropUnused([&] {
     // (Liveness from the block, not from erasedOps: an erased op's address
-    // may since hold a new op.)
+    // may since hold a new op. Such a new one counts as old here and is
+    // kept: the safe side.)
     DenseSet<Operation *> live;
-    for (auto init : func.front().getOps<od::InitializerOp>())
+    SmallVector<od::InitializerOp> made;
+    for (auto init : func.front().getOps<od::InitializerOp>()) {
       live.insert(init);
+      if (!before.contains(init) && init->use_empty() && !init.getGraphInput())
+        made.push_back(init);
+    }
     for (od::InitializerOp init : usedBefore)
       if (live.contains(init) && init->use_empty())
         init->erase();
+    for (od::InitializerOp init : made)
+      init->erase();
   });
   // Dead nodes first (a hand-written graph may compute a gate it then does
   // not use): a state they read would look shared with something else.

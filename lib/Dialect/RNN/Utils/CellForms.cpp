@@ -61,19 +61,20 @@ ArrayRef<CellForm> cellForms() { return kCellForms; }
 // Leaves
 //===----------------------------------------------------------------------===//
 
-/// A scalar f32 constant's value.
-static std::optional<float> scalarConstant(Value v) {
+std::optional<float> getScalarF32(Value v) {
   auto t = od::getConstantF32(od::skipIdentities(v));
   if (!t || t->values.size() != 1)
     return std::nullopt;
   return t->values[0];
 }
 
-/// Clip's bounds: inputs (opset 11+) or attributes (opset 6).
-static std::optional<std::pair<float, float>> clipBounds(od::ClipOp clip) {
+std::optional<std::pair<float, float>> getClipBounds(Operation *op) {
+  auto clip = dyn_cast_or_null<od::ClipOp>(op);
+  if (!clip)
+    return std::nullopt;
   auto bound = [](Value v, std::optional<APFloat> attr) -> std::optional<float> {
     if (v && !isa<NoneType>(v.getType()))
-      return scalarConstant(v);
+      return getScalarF32(v);
     if (attr)
       return attr->convertToFloat();
     return std::nullopt;
@@ -87,9 +88,9 @@ static std::optional<std::pair<float, float>> clipBounds(od::ClipOp clip) {
 
 /// (term, constant) of a commutative binary op with one scalar constant.
 static std::optional<std::pair<Value, float>> splitScalar(Value a, Value b) {
-  if (auto c = scalarConstant(b))
+  if (auto c = getScalarF32(b))
     return std::make_pair(a, *c);
-  if (auto c = scalarConstant(a))
+  if (auto c = getScalarF32(a))
     return std::make_pair(b, *c);
   return std::nullopt;
 }
@@ -98,13 +99,14 @@ static std::optional<std::pair<Value, float>> splitScalar(Value a, Value b) {
 /// Mul(Clip(x + beta', 0, u), s) or Div(Clip(x + beta', 0, u), 1 / s) with
 /// u * s = 1 is HardSigmoid(alpha = s, beta = beta' * s), equal in real
 /// arithmetic and to a rounding of the f32 operations (a few ulp of a value
-/// in [0, 1]).
+/// in [0, 1]). Read as HardSigmoid(s, 0)(x + beta'): the + beta' is part of
+/// the gate's linear form, where tf2onnx folds it into the bias.
 static std::optional<Activation> getScaledClipHardSigmoid(Operation *def) {
   std::optional<std::pair<Value, float>> scaled;
   if (auto mul = dyn_cast<od::MulOp>(def)) {
     scaled = splitScalar(mul.getA(), mul.getB());
   } else if (auto div = dyn_cast<od::DivOp>(def)) {
-    auto d = scalarConstant(div.getB());
+    auto d = getScalarF32(div.getB());
     if (d && std::isfinite(*d) && *d != 0.f)
       scaled = std::make_pair(div.getA(), 1.f / *d);
   }
@@ -113,23 +115,21 @@ static std::optional<Activation> getScaledClipHardSigmoid(Operation *def) {
   auto clip = od::skipIdentities(scaled->first).getDefiningOp<od::ClipOp>();
   if (!clip)
     return std::nullopt;
-  auto bounds = clipBounds(clip);
+  auto bounds = getClipBounds(clip);
   float s = scaled->second;
   if (!bounds || bounds->first != 0.f || !(bounds->second > 0.f) ||
       std::fabs(bounds->second * s - 1.f) > 4 * FLT_EPSILON)
     return std::nullopt;
-  auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
-  if (!add)
-    return std::nullopt;
-  auto sum = splitScalar(add.getA(), add.getB());
-  if (!sum)
-    return std::nullopt;
+  // Clip(L, 0, u) * s = HardSigmoid(s, 0)(L): the + beta' stays in L, a
+  // bias of the gate's linear form. (An exporter that folds it into the
+  // bias at some steps and not at others, as tf2onnx does at a first step,
+  // then gives every step the same activation and bias.)
   Activation a;
   a.op = def;
   a.name = "HardSigmoid";
-  a.input = sum->first;
+  a.input = clip.getInput();
   a.alpha = s;
-  a.beta = sum->second * s;
+  a.beta = 0.f;
   a.hasParams = true;
   return a;
 }
@@ -138,7 +138,7 @@ static std::optional<Activation> getWrittenOutHardSigmoid(od::ClipOp clip) {
   // Clip(alpha * x + beta, 0, 1), the operands of the Add and the Mul in
   // either order: ONNX's HardSigmoid, exactly (Keras' and TF's
   // hard_sigmoid, exported op by op).
-  auto bounds = clipBounds(clip);
+  auto bounds = getClipBounds(clip);
   if (!bounds || bounds->first != 0.f || bounds->second != 1.f)
     return std::nullopt;
   auto add = od::skipIdentities(clip.getInput()).getDefiningOp<od::AddOp>();
@@ -417,8 +417,11 @@ bool matchValue(const CellPattern &p, Value v, CellMatch &m) {
     return def && matchNode(p, def, m);
   }
   case CellPattern::Kind::Gate: {
+    // Any of ONNX's activations: a cell's gates may use any of them (Keras'
+    // recurrent_activation="tanh", "relu", ...). The builders check that the
+    // gates of one cell agree.
     auto a = getActivation(v);
-    return a && isGateActivation(*a) && bindName(p.name, v, a, m);
+    return a && bindName(p.name, v, a, m);
   }
   case CellPattern::Kind::Act: {
     auto a = getActivation(v);

@@ -7,6 +7,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <cfloat>
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -273,6 +275,8 @@ int64_t StepNormalizer::apply() {
     n += sliceSequenceAt(op);
   for (Operation *op : ops)
     n += readLerp(op);
+  for (Operation *op : ops)
+    n += readMovedClipScale(op);
   // Projections first: a step's sum then reads the step's own product.
   for (Operation *op : ops)
     n += pushStepIntoProjection(op);
@@ -564,14 +568,6 @@ bool StepNormalizer::sinkUnitAxisOfSplit(od::SplitOp split) {
   return true;
 }
 
-/// The one f32 value of a scalar or one-element constant.
-static std::optional<float> scalarF32(Value v) {
-  auto t = od::getConstantF32(od::skipIdentities(v));
-  if (!t || t->values.size() != 1)
-    return std::nullopt;
-  return t->values[0];
-}
-
 /// Whether `a` and `b` are the same value, or constants of equal values.
 static bool sameValue(Value a, Value b) {
   a = od::skipIdentities(a);
@@ -621,7 +617,7 @@ bool StepNormalizer::readLerp(Operation *op) {
     return false;
   auto less = defaultNode(cond.getDefiningOp(), "Less");
   if (!less || less.getInputs().size() != 2 ||
-      scalarF32(less.getInputs()[1]) != 0.5f)
+      getScalarF32(less.getInputs()[1]) != 0.5f)
     return false;
   Value w = less.getInputs()[0];
   // a = s + w * d
@@ -651,7 +647,7 @@ bool StepNormalizer::readLerp(Operation *op) {
   auto m = sub.getB().getDefiningOp<od::MulOp>();
   Value oneMinus = m ? otherOperand(m, d) : Value();
   auto om = oneMinus ? oneMinus.getDefiningOp<od::SubOp>() : od::SubOp();
-  if (!om || om.getB() != w || scalarF32(om.getA()) != 1.0f)
+  if (!om || om.getB() != w || getScalarF32(om.getA()) != 1.0f)
     return false;
   // A copy of the first branch's sum stands for the Where (settle undoes
   // the rewrite where no cell took the copy); the sum itself, read by the
@@ -665,6 +661,61 @@ bool StepNormalizer::readLerp(Operation *op) {
   genericNodes.push_back(op);
   genericNodes.push_back(less);
   return true;
+}
+
+bool StepNormalizer::readMovedClipScale(Operation *op) {
+  // Mul(Clip(L, 0, u), K), K a constant: Keras' hard_sigmoid,
+  // Clip(x + 3, 0, 6) / 6, where tf2onnx moved the / 6 onto a constant
+  // factor (a bias or the zero state: r * b_hn / 6 at a GRU's first step,
+  // f * c0 / 6 at an LSTM's). Clip(L, 0, u) * K = (Clip(L, 0, u) / u) *
+  // (u * K): a HardSigmoid(1 / u, 0) times a constant. Exact where K is
+  // zero; otherwise a rounding of the constant's product (kept only where
+  // a cell takes it).
+  auto mul = dyn_cast<od::MulOp>(op);
+  if (!mul || isReplaced(op))
+    return false;
+  auto rt = dyn_cast<RankedTensorType>(mul.getType());
+  if (!rt || !rt.getElementType().isF32())
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    Value c = od::skipIdentities(op->getOperand(i));
+    Value kv = op->getOperand(1 - i);
+    auto bounds = getClipBounds(c.getDefiningOp());
+    if (!bounds || bounds->first != 0.f || !(bounds->second > 0.f) ||
+        !std::isfinite(bounds->second))
+      continue;
+    float u = bounds->second;
+    auto kt = dyn_cast<RankedTensorType>(kv.getType());
+    auto k = od::getConstantF32(kv);
+    // A scalar 1 / u is the HardSigmoid's own scale, read as it is.
+    if (!kt || !k || k->values.empty() ||
+        k->numElements() > (int64_t(1) << 20) ||
+        (k->values.size() == 1 && std::fabs(k->values[0] * u - 1.f) <= 4 * FLT_EPSILON))
+      continue;
+    std::vector<float> scaled(k->values.size());
+    bool finite = true;
+    for (size_t j = 0; j < scaled.size(); ++j) {
+      scaled[j] = k->values[j] * u;
+      finite &= std::isfinite(scaled[j]);
+    }
+    if (!finite)
+      continue;
+    // Zeros (the zero state) stay the very value a cell compares with.
+    bool same = scaled == k->values;
+    OpBuilder b(op);
+    CollectInserted listener(created);
+    b.setListener(&listener);
+    Location loc = op->getLoc();
+    Value inv = consts.getF32(loc, "hard_sigmoid_scale", {}, {1.f / u});
+    Value hs = od::MulOp::create(b, loc, c.getType(), c, inv);
+    Value uk = same ? kv
+                    : consts.getF32(loc, "hard_sigmoid_factor", kt.getShape(),
+                                    scaled);
+    auto prod = od::MulOp::create(b, loc, rt, hs, uk);
+    record(op->getResult(0), prod, prod);
+    return true;
+  }
+  return false;
 }
 
 bool StepNormalizer::sinkUnitAxis(Operation *op) {

@@ -12,8 +12,11 @@
 //
 //   pattern := Op ['@' label] '(' pattern ',' pattern ')' | leaf
 //   Op      := Add | Mul | Sub          (Add and Mul match either operand order)
-//   leaf    := gate:NAME   a gate activation (Sigmoid, HardSigmoid)
-//            | act:NAME    any activation (Sigmoid, Tanh, Relu, HardSigmoid)
+//   leaf    := gate:NAME   a gate's activation (any of act's: ONNX's cells
+//                          take any for a gate; the builders check that
+//                          the gates of one cell agree)
+//            | act:NAME    any activation (Sigmoid, Tanh, Relu, HardSigmoid,
+//                          Softsign, Softplus, LeakyRelu, Elu, ...)
 //            | state:NAME  a value that is not an activation's output
 //            | any:NAME    any value
 //            | =NAME       the value bound to NAME before
@@ -38,6 +41,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lstm_opt::rnn {
@@ -58,7 +62,16 @@ struct Activation {
 /// HardSigmoid written out as Clip(alpha * x + beta, 0, 1) counts.
 std::optional<Activation> getActivation(mlir::Value v);
 
-/// Sigmoid or HardSigmoid: what a gate's activation is.
+/// The one f32 value of a scalar or one-element constant (through
+/// Identity).
+std::optional<float> getScalarF32(mlir::Value v);
+
+/// A Clip's bounds, from its inputs (opset 11+) or attributes (opset 6),
+/// where both are constant.
+std::optional<std::pair<float, float>> getClipBounds(mlir::Operation *clip);
+
+/// Sigmoid or HardSigmoid: the activation a gate usually has (preferred
+/// where a step could be read two ways).
 bool isGateActivation(const Activation &a);
 
 /// A constant all of whose elements are 1.

@@ -63,7 +63,10 @@ std::optional<int64_t> unsqueezeAxis(onnx::UnsqueezeOp un);
 ///    `Unsqueeze(f(a, ...))` for elementwise ops and a MatMul by a matrix,
 ///    so that the Unsqueeze moves down the chain of ops;
 ///  * torch.lerp's Where(w < 0.5, s + w(e - s), e - (e - s)(1 - w)) is its
-///    first branch (not exact: the other branch rounds differently).
+///    first branch (not exact: the other branch rounds differently);
+///  * Clip(L, 0, u) * K, K constant (a hard sigmoid whose 1 / u an exporter
+///    moved onto a constant) is (Clip(L, 0, u) * (1 / u)) * (u * K) (exact
+///    where K is zero, else a rounding of the constant's product).
 /// Each rewrite replaces the uses of one value and keeps the node it
 /// replaced until `settle`, which keeps the rewrites that a cell took and
 /// undoes the others: a graph without a cell to find is left as it was.
@@ -98,6 +101,7 @@ private:
   bool pushStepIntoProjection(mlir::Operation *op);
   bool sinkUnitAxis(mlir::Operation *op);
   bool readLerp(mlir::Operation *op);
+  bool readMovedClipScale(mlir::Operation *op);
   bool sinkUnitAxisOfSplit(onnx::SplitOp split);
   void record(mlir::Value orig, mlir::Value repl, mlir::Operation *key);
 
