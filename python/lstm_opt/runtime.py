@@ -407,7 +407,13 @@ class Stream:
                 raise RuntimeError_(f"{self.model.path}: the stream has no state named "
                                     f"'{name}' (states: {', '.join(names)})")
             t = self.states[names[name]]
-            a = np.ascontiguousarray(v, dtype=_DTYPES[t.dtype])
+            a = np.asarray(v)
+            # As run() takes inputs: of the state's own dtype, never
+            # converted silently.
+            if a.dtype != _DTYPES[t.dtype]:
+                raise RuntimeError_(f"{self.model.path}: state '{name}' has dtype {a.dtype}, "
+                                    f"the stream holds {t.dtype}")
+            a = np.ascontiguousarray(a)
             if a.shape != t.shape:
                 raise RuntimeError_(f"{self.model.path}: state '{name}' has shape "
                                     f"{list(t.shape)}, not {list(a.shape)}")

@@ -270,5 +270,10 @@ def test_compile_with_state_streams(tmp_path):
             assert not np.array_equal(a, b)  # the state moved on
             s.reset()
             assert np.array_equal(s.run({"x": x})["y"], a)
+            # The state is set as inputs are given: its own dtype, never
+            # converted silently.
+            from lstm_opt.runtime import RuntimeError_
+            with pytest.raises(RuntimeError_, match="state 'h0' has dtype float64, the stream holds float32"):
+                s.state = {"h0": np.zeros(s.state["h0"].shape)}
     with pytest.raises(lstm_opt.LstmOptError, match="no input 'h9'"):
         lstm_opt.compile(src, tmp_path / "bad.so", state="h9=h_n")

@@ -548,6 +548,10 @@ int main(int argc, char **argv) {
                     std::to_string(numChunks));
       numChunks = array.shape[0];
     }
+    if (numChunks == 0)
+      return fail("--stream: the inputs in " + inputsPath +
+                  " hold 0 chunks (their leading chunk axis is empty); give "
+                  "at least one");
     if (numChunks < 1)
       return fail("--stream: no input in " + inputsPath +
                   " has a leading chunk axis (one more dimension than the "

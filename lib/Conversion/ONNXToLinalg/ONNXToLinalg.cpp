@@ -4001,6 +4001,7 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
     StringRef type = opTypeOf(op);
     bool layer = llvm::is_contained(
         {"LSTM", "GRU", "RNN", "DynamicQuantizeLSTM"}, type);
+    bool loop = llvm::is_contained({"Loop", "Scan"}, type);
     return op->emitError() << "convert-onnx-to-linalg: node '"
                            << getNodeName(op) << "' (" << type
                            << ") is not supported by the CPU backend"
@@ -4008,7 +4009,17 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
                                        "imported into the rnn dialect, and "
                                        "this one was not (its remark says "
                                        "why)"
-                                     : "");
+                               : loop
+                                   ? ": a Loop or Scan runs there once "
+                                     "unrolled, which lstm-opt does for one "
+                                     "whose body is a recurrent step (a "
+                                     "carried state through MatMul/Gemm "
+                                     "into an activation, or an LSTM/GRU/"
+                                     "RNN node) with a trip count known from "
+                                     "the shapes; this one was not unrolled "
+                                     "(a remark says why where it is such a "
+                                     "step: a ConvLSTM's Conv is not)"
+                                   : "");
   }
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     if (isa<NoneType>(v.getType()))

@@ -67,3 +67,71 @@ func.func @different_glue(%x: tensor<4x4x1xf32>) -> (tensor<4x1x4x1xf32>, tensor
   %yr, %hr = rnn.sequence gru reverse %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x4x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x4x1xf32>, tensor<1x4x1xf32>)
   return %yf, %yr : tensor<4x1x4x1xf32>, tensor<4x1x4x1xf32>
 }
+
+// -----
+
+// Keras' Bidirectional backward layer through tf2onnx: a forward layer over
+// ReverseSequence(x) over the whole time axis (lengths computed from the
+// shape: Expand(T, [B])), its Y squeezed, transposed to batch-major and back
+// and reversed again. It is a reverse layer over x, its Y read directly
+// (Shape nodes on the way keep reading the same shapes); then it pairs.
+// CHECK-LABEL: func.func @reversed_input_layer
+// CHECK-NOT: ReverseSequence
+// CHECK: %[[Y:[a-zA-Z0-9_]+]], %{{.*}} = rnn.sequence gru bidirectional %arg0
+// CHECK-NOT: ReverseSequence
+// CHECK: return
+func.func @reversed_input_layer(%x: tensor<4x2x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<4x2x1xf32>, tensor<3xi64>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i0 = onnx.initializer "i0" dense<[0]> : tensor<1xi64>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %s = onnx.Shape(%x) : (tensor<4x2x1xf32>) -> tensor<3xi64>
+  %t = onnx.Gather(%s, %i0) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %bb = onnx.Gather(%s, %i1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %lens = onnx.Expand(%t, %bb) : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<?xi64>) -> tensor<4x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{a forward GRU layer over the time-reversed input, its output reversed back, is a reverse layer over the input}}
+  %sq = onnx.Squeeze(%yr, %i1) : (tensor<4x1x2x1xf32>, tensor<1xi64>) -> tensor<4x2x1xf32>
+  %bm = onnx.Transpose(%sq) {perm = array<i64: 1, 0, 2>} : (tensor<4x2x1xf32>) -> tensor<2x4x1xf32>
+  %shp = onnx.Shape(%bm) : (tensor<2x4x1xf32>) -> tensor<3xi64>
+  %tm = onnx.Transpose(%bm) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x1xf32>) -> tensor<4x2x1xf32>
+  %back = onnx.node "ReverseSequence"(%tm, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<?xi64>) -> tensor<4x2x1xf32>
+  return %yf, %back, %shp : tensor<4x1x2x1xf32>, tensor<4x2x1xf32>, tensor<3xi64>
+}
+
+// -----
+
+// Reversed over fewer steps than the time axis (lengths [3, 4] of 4): not a
+// reverse layer, left as it is.
+// CHECK-LABEL: func.func @partly_reversed_input
+// CHECK: ReverseSequence
+// CHECK: rnn.sequence gru forward
+func.func @partly_reversed_input(%x: tensor<4x2x1xf32>) -> tensor<4x1x2x1xf32> {
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %lens = onnx.initializer "lens" dense<[3, 4]> : tensor<2xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<2xi64>) -> tensor<4x2x1xf32>
+  %y, %h = rnn.sequence gru forward %xr, %w, %w, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  return %y : tensor<4x1x2x1xf32>
+}
+
+// -----
+
+// Its output read without being reversed back: left as it is.
+// CHECK-LABEL: func.func @reversed_input_output_kept
+// CHECK: ReverseSequence
+// CHECK: rnn.sequence gru forward
+func.func @reversed_input_output_kept(%x: tensor<4x2x1xf32>) -> tensor<4x2x1xf32> {
+  %w = onnx.initializer "W" dense<1.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %lens = onnx.initializer "lens" dense<[4, 4]> : tensor<2xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<2xi64>) -> tensor<4x2x1xf32>
+  %y, %h = rnn.sequence gru forward %xr, %w, %w, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  %sq = onnx.Squeeze(%y, %i1) : (tensor<4x1x2x1xf32>, tensor<1xi64>) -> tensor<4x2x1xf32>
+  return %sq : tensor<4x2x1xf32>
+}

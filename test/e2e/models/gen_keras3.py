@@ -428,6 +428,21 @@ def keras3_simplernn_softsign_unroll():
         RNN_ORDER)
 
 
+def keras3_bidir_gru_loop():
+    f = _keras_convert("keras3_bidir_gru_loop",
+                       lambda: [keras.layers.Bidirectional(
+                           keras.layers.GRU(H, return_sequences=True))], I)
+    return entry(
+        f,
+        "Keras 3 Bidirectional(GRU(6, unroll=False, return_sequences=True)): tf2onnx keeps two ONNX "
+        "Loops, the backward one over ReverseSequence(x) (its lengths computed from the shape) with "
+        "its output reversed back; lstm-opt makes that a reverse layer and pairs the two.",
+        expect("gru", [layer("gru", T, H, I, direction="bidirectional", batch=B, time_major=False,
+                             initial_state="zeros", linear_before_reset=True)]),
+        KERAS_GRU_ORDER_AFTER,
+        time_loop="two ONNX Loops (one per direction), the backward one between ReverseSequence nodes")
+
+
 FIXTURES = [
     keras3_lstm_unroll,
     keras3_gru_unroll,
@@ -445,6 +460,7 @@ FIXTURES = [
     keras3_gru_hardsigmoid_resetbefore_unroll,
     keras3_lstm_tanh_gates_unroll,
     keras3_simplernn_softsign_unroll,
+    keras3_bidir_gru_loop,
 ]
 
 

@@ -308,6 +308,15 @@ FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
 
 /// The ONNX node an op comes from: the first NameLoc of its location (as
 /// the importer sets it), else its first output name, else "<unnamed>".
+std::optional<int64_t> onnx::getNodeIntAttr(NodeOp node, StringRef name,
+                                            int64_t dflt) {
+  auto attrs = node.getAttrs();
+  if (!attrs || !attrs->get(name))
+    return dflt;
+  auto a = dyn_cast<IntegerAttr>(attrs->get(name));
+  return a ? std::optional<int64_t>(a.getInt()) : std::nullopt;
+}
+
 std::string onnx::getNodeName(Operation *op) {
   std::string name;
   op->getLoc()->walk([&](Location l) {
@@ -873,6 +882,24 @@ static std::optional<SmallVector<int64_t>> evaluateOp(Operation *op,
     for (int64_t &e : *x)
       e = -e;
     return x;
+  }
+  if (auto e = dyn_cast<ExpandOp>(op)) {
+    // One value broadcast to a shape (a length per batch row, as tf2onnx
+    // writes ReverseV2's sequence lengths); at most 2^20 of them.
+    auto x = elemInt(op) ? eval(e.getInput())
+                         : std::optional<SmallVector<int64_t>>();
+    auto shape = eval(e.getShape());
+    auto xt = dyn_cast<RankedTensorType>(e.getInput().getType());
+    if (!x || x->size() != 1 || !shape || !xt ||
+        xt.getRank() > (int64_t)shape->size())
+      return std::nullopt;
+    int64_t n = 1;
+    for (int64_t d : *shape) {
+      if (d < 0 || (d > 0 && n > (int64_t(1) << 20) / d))
+        return std::nullopt;
+      n *= d;
+    }
+    return SmallVector<int64_t>(n, (*x)[0]);
   }
   if (auto c = dyn_cast<ConcatOp>(op)) {
     // Flattened values concatenate exactly only along the first axis.

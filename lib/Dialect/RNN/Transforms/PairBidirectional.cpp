@@ -4,7 +4,9 @@
 // same cell kind, hidden size and attributes, become one bidirectional layer
 // (weights stacked along D, forward first). Each old result becomes a slice
 // of the joint result along the direction axis. Exact: a bidirectional layer
-// is defined as the two directions run independently.
+// is defined as the two directions run independently. First, a forward layer
+// over ReverseSequence(X) whose Y is reversed back is made a reverse layer
+// over X (Keras' Bidirectional backward layer through tf2onnx).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,80 @@ bool sameInput(Value a, Value b, int depth = 0) {
       OperationEquivalence::IgnoreLocations);
 }
 
+/// An ONNX ReverseSequence node over its whole time axis: every length is
+/// the axis's static size (constant, or the shape arithmetic exporters write
+/// for it: tf2onnx's ReverseV2). Returns its data input and time axis.
+std::optional<std::pair<Value, int64_t>> wholeReversal(Operation *op) {
+  auto node = dyn_cast_or_null<od::NodeOp>(op);
+  if (!node || !(node.getDomain().empty() || node.getDomain() == "ai.onnx") ||
+      node.getOpType() != "ReverseSequence" || node.getInputs().size() != 2 ||
+      node->getNumResults() != 1 || !node.getGraphs().empty())
+    return std::nullopt;
+  std::optional<int64_t> time = od::getNodeIntAttr(node, "time_axis", 0);
+  std::optional<int64_t> batch = od::getNodeIntAttr(node, "batch_axis", 1);
+  if (!time || !batch)
+    return std::nullopt;
+  int64_t timeAxis = *time, batchAxis = *batch;
+  Value data = node.getInputs()[0];
+  auto t = dyn_cast<RankedTensorType>(data.getType());
+  if (!t || t.getRank() < 2 || !llvm::is_contained({0, 1}, timeAxis) ||
+      !llvm::is_contained({0, 1}, batchAxis) || timeAxis == batchAxis ||
+      t.isDynamicDim(timeAxis) || t.isDynamicDim(batchAxis) ||
+      op->getResult(0).getType() != data.getType())
+    return std::nullopt;
+  auto lens = od::getConstantInts(node.getInputs()[1]);
+  int64_t T = t.getDimSize(timeAxis), B = t.getDimSize(batchAxis);
+  if (!lens || (int64_t)lens->size() != B ||
+      llvm::any_of(*lens, [&](int64_t l) { return l != T; }))
+    return std::nullopt;
+  return std::make_pair(data, timeAxis);
+}
+
+/// Follows a forward layer's Y [T, 1, B, H] through the data movement that
+/// keeps each time step whole (the Squeeze of the direction axis, Transposes,
+/// Identity), each value read by one of them (and Shape nodes), to a whole
+/// ReverseSequence over the time
+/// axis. The nodes on the way are collected; the ReverseSequence is returned.
+Operation *reversalOfY(Value y, SmallVectorImpl<Operation *> &path) {
+  int64_t axis = 0; // where the time axis is
+  Value v = y;
+  for (int depth = 0; depth < 8; ++depth) {
+    // One reader of the values, besides Shape nodes (tf2onnx computes the
+    // lengths from the shapes on the way): reversing the time axis leaves
+    // every shape as it was.
+    Operation *user = nullptr;
+    for (Operation *u : v.getUsers()) {
+      if (isa<od::ShapeOp>(u))
+        continue;
+      if (user && user != u)
+        return nullptr;
+      user = u;
+    }
+    if (!user)
+      return nullptr;
+    if (auto rev = wholeReversal(user))
+      return rev->first == v && rev->second == axis ? user : nullptr;
+    if (auto sq = dyn_cast<od::SqueezeOp>(user)) {
+      auto axes = od::getConstantInts(sq.getAxes());
+      if (v != y || !axes || *axes != SmallVector<int64_t>{1})
+        return nullptr;
+    } else if (auto tr = dyn_cast<od::TransposeOp>(user)) {
+      auto perm = tr.getPerm();
+      if (!perm)
+        return nullptr;
+      auto it = llvm::find(*perm, axis);
+      if (it == perm->end())
+        return nullptr;
+      axis = it - perm->begin();
+    } else if (!isa<od::IdentityOp>(user)) {
+      return nullptr;
+    }
+    path.push_back(user);
+    v = user->getResult(0);
+  }
+  return nullptr;
+}
+
 struct PairBidirectional
     : public rnn::impl::RNNPairBidirectionalPassBase<PairBidirectional> {
   void runOnOperation() override {
@@ -64,7 +140,48 @@ struct PairBidirectional
                       [&](func::FuncOp func) { runOnFunction(func); });
   }
 
+  /// A forward layer over the time-reversed input whose output sequence is
+  /// reversed back (Keras' Bidirectional backward layer as tf2onnx writes
+  /// it, a Loop over ReverseSequence(x)) is a reverse layer over the input:
+  /// the same steps in the same order, Y indexed by the input's time. Its
+  /// final state is the same value. Exact.
+  void flipReversedInputLayers(func::FuncOp func) {
+    SmallVector<rnn::SequenceOp> layers;
+    func.walk([&](rnn::SequenceOp op) {
+      if (op.getDirection() == rnn::Direction::Forward && !op.getSequenceLens())
+        layers.push_back(op);
+    });
+    for (rnn::SequenceOp op : layers) {
+      Operation *inRev = op.getX().getDefiningOp();
+      auto in = wholeReversal(inRev);
+      if (!in || in->second != 0)
+        continue;
+      SmallVector<Operation *> path;
+      Operation *outRev = nullptr;
+      if (!op.getY().use_empty() && !(outRev = reversalOfY(op.getY(), path)))
+        continue;
+      op.getXMutable().assign(in->first);
+      op.setDirectionAttr(
+          rnn::DirectionAttr::get(op.getContext(), rnn::Direction::Reverse));
+      if (outRev)
+        outRev->getResult(0).replaceAllUsesWith(outRev->getOperand(0));
+      op.emitRemark() << "a forward "
+                      << rnn::stringifyCellKind(op.getCell()).upper()
+                      << " layer over the time-reversed input"
+                      << (outRev ? ", its output reversed back," : "")
+                      << " is a reverse layer over the input";
+      // The ReverseSequence nodes (of known semantics) go when dead.
+      SmallVector<Operation *> dead = {inRev};
+      if (outRev)
+        dead.push_back(outRev);
+      od::eraseDeadOps(dead, {}, [&](Operation *o) {
+        return o == inRev || o == outRev;
+      });
+    }
+  }
+
   void runOnFunction(func::FuncOp func) {
+    flipReversedInputLayers(func);
     od::ConstantBuilder consts(func);
     SmallVector<rnn::SequenceOp> fwd, rev;
     func.walk([&](rnn::SequenceOp op) {

@@ -309,14 +309,6 @@ static od::NodeOp defaultNode(Operation *op, StringRef type) {
              : od::NodeOp();
 }
 
-static std::optional<int64_t> intAttr(od::NodeOp n, StringRef name,
-                                      int64_t dflt) {
-  if (!n.getAttrs() || !n.getAttrs()->get(name))
-    return dflt;
-  auto a = dyn_cast<IntegerAttr>(n.getAttrs()->get(name));
-  return a ? std::optional<int64_t>(a.getInt()) : std::nullopt;
-}
-
 bool StepNormalizer::sliceSequenceAt(Operation *op) {
   // SequenceAt(SplitToSequence(x, split, axis), i), i constant: torch's
   // chunk without the exporter's optimizer (optimize=False).
@@ -333,8 +325,8 @@ bool StepNormalizer::sliceSequenceAt(Operation *op) {
     return false;
   Value x = split.getInputs()[0];
   auto xt = dyn_cast<RankedTensorType>(x.getType());
-  auto axisAttr = intAttr(split, "axis", 0);
-  auto keepdims = intAttr(split, "keepdims", 1);
+  auto axisAttr = od::getNodeIntAttr(split, "axis", 0);
+  auto keepdims = od::getNodeIntAttr(split, "keepdims", 1);
   if (!xt || !axisAttr || !keepdims)
     return false;
   int64_t rank = xt.getRank();

@@ -58,6 +58,11 @@ llvm::FailureOr<F32Tensor> dequantizeConstant(mlir::Value q, mlir::Value scale,
                                               int64_t maxElements = int64_t(1)
                                                                     << 26);
 
+/// An integer attribute of a generic node: `dflt` when absent, std::nullopt
+/// when present but not an integer.
+std::optional<int64_t> getNodeIntAttr(NodeOp node, llvm::StringRef name,
+                                      int64_t dflt);
+
 /// The ONNX node an op comes from: the first NameLoc of its location (as
 /// the importer sets it), else its first output name, else "<unnamed>".
 std::string getNodeName(mlir::Operation *op);

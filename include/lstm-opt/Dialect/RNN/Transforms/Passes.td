@@ -181,7 +181,9 @@ def RNNPairBidirectionalPass : Pass<"rnn-pair-bidirectional", "mlir::ModuleOp"> 
   let description = [{
     Two `rnn.sequence` ops of the same cell, size and attributes, one
     forward and one reverse, reading the same X, become one bidirectional
-    layer; each former result becomes a slice of the joint one. See
+    layer; each former result becomes a slice of the joint one. First, a
+    forward layer over a whole-length ReverseSequence of X whose Y is
+    reversed back becomes a reverse layer over X. See
     docs/passes/rnn-pair-bidirectional.md.
   }];
   let dependentDialects = ["lstm_opt::rnn::RNNDialect",
