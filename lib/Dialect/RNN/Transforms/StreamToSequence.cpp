@@ -575,9 +575,9 @@ FailureOr<Operation *> ChunkBatcher::layer(Operation *l) {
 FailureOr<ChunkBatcher::Batched> ChunkBatcher::evalB(Value v) {
   if (!variant.contains(v)) {
     if (stateDep.contains(v)) {
-      fail(v.getDefiningOp(), "a chunk's computation reads the state other "
-                              "than as a recurrent layer's initial state");
-      return failure();
+      return fail(v.getDefiningOp(), "a chunk's computation reads the state "
+                                     "other than as a recurrent layer's "
+                                     "initial state");
     }
     return Batched{v, -1};
   }
@@ -586,8 +586,7 @@ FailureOr<ChunkBatcher::Batched> ChunkBatcher::evalB(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto it = mergedInput.find(arg.getArgNumber());
     if (it == mergedInput.end()) {
-      fail(nullptr, "a state input is read by a chunk's computation");
-      return failure();
+      return fail(nullptr, "a state input is read by a chunk's computation");
     }
     return memoB[v] = Batched{it->second, inputAxis.lookup(it->first)};
   }
@@ -610,13 +609,12 @@ FailureOr<ChunkBatcher::Batched> ChunkBatcher::evalB(Value v) {
       return memoB[v] = Batched{
                  reshape(transpose(last, {1, 0, 2, 3}), {d, n * bb, h}), 1};
     }
-    fail(op, "each chunk's cell state Y_c is read by a chunk's output (a "
-             "layer gives only the last one)");
-    return failure();
+    return fail(op,
+                "each chunk's cell state Y_c is read by a chunk's output (a "
+                "layer gives only the last one)");
   }
   if (op->getNumRegions()) {
-    fail(op, "an op with subgraphs");
-    return failure();
+    return fail(op, "an op with subgraphs");
   }
   SmallVector<Batched> in;
   for (Value o : op->getOperands()) {
@@ -635,8 +633,7 @@ FailureOr<ChunkBatcher::Batched> ChunkBatcher::evalB(Value v) {
   for (OpResult res : c->getResults()) {
     RankedTensorType t = grown(res.getType(), *axis);
     if (!t) {
-      fail(op, "a result without a static shape");
-      return failure();
+      return fail(op, "a result without a static shape");
     }
     res.setType(t);
   }
@@ -649,25 +646,23 @@ FailureOr<ChunkBatcher::Batched> ChunkBatcher::evalB(Value v) {
 FailureOr<Value> ChunkBatcher::evalF(Value v) {
   if (!variant.contains(v)) {
     if (stateDep.contains(v)) {
-      fail(v.getDefiningOp(), "a state output reads the state input other "
-                              "than through a recurrent layer");
-      return failure();
+      return fail(v.getDefiningOp(),
+                  "a state output reads the state input other "
+                  "than through a recurrent layer");
     }
     return v;
   }
   if (auto it = memoF.find(v); it != memoF.end())
     return it->second;
   if (isa<BlockArgument>(v)) {
-    fail(nullptr, "a state output depends on a chunk input other than "
-                  "through a recurrent layer's final state");
-    return failure();
+    return fail(nullptr, "a state output depends on a chunk input other than "
+                         "through a recurrent layer's final state");
   }
   Operation *op = v.getDefiningOp();
   unsigned r = cast<OpResult>(v).getResultNumber();
   if (isRecurrent(op)) {
     if (r == 0) {
-      fail(op, "a state output reads the layer's Y");
-      return failure();
+      return fail(op, "a state output reads the layer's Y");
     }
     auto nl = layer(op);
     if (failed(nl))
@@ -675,8 +670,7 @@ FailureOr<Value> ChunkBatcher::evalF(Value v) {
     return memoF[v] = (*nl)->getResult(r);
   }
   if (op->getNumRegions()) {
-    fail(op, "an op with subgraphs");
-    return failure();
+    return fail(op, "an op with subgraphs");
   }
   IRMapping map;
   for (Value o : op->getOperands()) {
