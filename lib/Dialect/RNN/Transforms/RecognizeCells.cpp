@@ -1705,17 +1705,10 @@ void CellRecognizer::matchRNNCells() {
   DenseMap<Value, unsigned> byOutput;
   SmallVector<Operation *> acts;
   func.walk([&](Operation *op) {
-    // Any of ONNX's activations (Softsign, Elu, LeakyRelu, HardSigmoid, ...
-    // as Keras' SimpleRNN takes them), the op that computes it.
-    if (op->getNumResults() == 1 &&
-        isa<od::TanhOp, od::ReluOp, od::SigmoidOp, od::HardSigmoidOp,
-            od::ClipOp, od::MulOp, od::DivOp, od::NodeOp>(op) &&
-        !rnn::StepNormalizer::isReplaced(op)) {
-      if (!isa<od::TanhOp, od::ReluOp, od::SigmoidOp>(op)) {
-        auto a = getActivation(op->getResult(0));
-        if (!a || a->op != op)
-          return;
-      }
+    // Any op that computes one of ONNX's activations (Softsign, Elu,
+    // LeakyRelu, HardSigmoid, ... as Keras' SimpleRNN takes them); which
+    // ones is getActivation's, below.
+    if (op->getNumResults() == 1 && !rnn::StepNormalizer::isReplaced(op)) {
       acts.push_back(op);
       erasedOps.erase(op); // live: an older entry at its address is stale
     }
@@ -1725,7 +1718,8 @@ void CellRecognizer::matchRNNCells() {
       continue;
     auto a = getActivation(op->getResult(0));
     int64_t hidden = staticDim(op->getResult(0), 1);
-    if (!a || rankOf(op->getResult(0)) != 2 || ShapedType::isDynamic(hidden))
+    if (!a || a->op != op || rankOf(op->getResult(0)) != 2 ||
+        ShapedType::isDynamic(hidden))
       continue;
     std::string why;
     auto f = analyzer.analyzeGate(a->input, 0, hidden, why);

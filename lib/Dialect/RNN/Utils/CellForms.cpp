@@ -62,7 +62,11 @@ ArrayRef<CellForm> cellForms() { return kCellForms; }
 //===----------------------------------------------------------------------===//
 
 std::optional<float> getScalarF32(Value v) {
-  auto t = od::getConstantF32(od::skipIdentities(v));
+  // (The element count first: a weight is not converted to be refused.)
+  auto attr = od::getConstantAttr(od::skipIdentities(v));
+  if (!attr || attr.getNumElements() != 1)
+    return std::nullopt;
+  auto t = od::getConstantF32(attr);
   if (!t || t->values.size() != 1)
     return std::nullopt;
   return t->values[0];

@@ -7,7 +7,6 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseSet.h"
 
-#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -669,6 +668,9 @@ bool StepNormalizer::readMovedClipScale(Operation *op) {
   auto rt = dyn_cast<RankedTensorType>(mul.getType());
   if (!rt || !rt.getElementType().isF32())
     return false;
+  // Already a HardSigmoid (Clip times its own scalar 1 / u): read as it is.
+  if (auto a = getActivation(op->getResult(0)); a && a->op == op)
+    return false;
   for (int i = 0; i < 2; ++i) {
     Value c = od::skipIdentities(op->getOperand(i));
     Value kv = op->getOperand(1 - i);
@@ -678,11 +680,12 @@ bool StepNormalizer::readMovedClipScale(Operation *op) {
       continue;
     float u = bounds->second;
     auto kt = dyn_cast<RankedTensorType>(kv.getType());
-    auto k = od::getConstantF32(kv);
-    // A scalar 1 / u is the HardSigmoid's own scale, read as it is.
-    if (!kt || !k || k->values.empty() ||
-        k->numElements() > (int64_t(1) << 20) ||
-        (k->values.size() == 1 && std::fabs(k->values[0] * u - 1.f) <= 4 * FLT_EPSILON))
+    auto ka = od::getConstantAttr(od::skipIdentities(kv));
+    if (!kt || !ka || ka.getNumElements() == 0 ||
+        ka.getNumElements() > (int64_t(1) << 20))
+      continue;
+    auto k = od::getConstantF32(ka);
+    if (!k)
       continue;
     std::vector<float> scaled(k->values.size());
     bool finite = true;
