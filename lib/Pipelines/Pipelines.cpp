@@ -47,6 +47,7 @@ void lstm_opt::buildRecognitionPipeline(OpPassManager &pm,
     pm.addPass(std::move(shapes));
   }
   pm.addPass(createRNNRollTimeLoopPass());
+  pm.addPass(createRNNLoopToSequencePass());
   pm.addPass(createRNNPairBidirectionalPass());
 }
 

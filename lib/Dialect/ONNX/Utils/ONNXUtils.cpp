@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
@@ -1165,6 +1166,140 @@ std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
   evaluated = &memo;
   llvm::scope_exit leave([] { evaluated = nullptr; });
   return evaluateInts(v, 0);
+}
+
+DimRef onnx::canonicalDim(DimRef d) {
+  for (int depth = 0; depth < 32; ++depth) {
+    Operation *def = d.tensor.getDefiningOp();
+    if (!def)
+      break;
+    if (auto tr = dyn_cast<TransposeOp>(def)) {
+      auto t = dyn_cast<RankedTensorType>(tr.getData().getType());
+      std::optional<SmallVector<int64_t>> perm;
+      if (!t || !(perm = permOf(tr, t.getRank())) || d.axis < 0 ||
+          d.axis >= (int64_t)perm->size())
+        break;
+      d = {tr.getData(), (*perm)[d.axis]};
+      continue;
+    }
+    if (isa<IdentityOp, CastOp>(def)) {
+      d.tensor = def->getOperand(0);
+      continue;
+    }
+    auto node = dyn_cast<NodeOp>(def);
+    if (node && node.getOpType() == "ReverseSequence" &&
+        (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
+        node.getGraphs().empty() && !node.getInputs().empty() &&
+        def->getNumResults() == 1) {
+      d.tensor = node.getInputs()[0];
+      continue;
+    }
+    break;
+  }
+  return d;
+}
+
+/// Element `i` of `shape`, a value read from Shape(t) (through Cast and
+/// Identity): the dimension of t it is.
+static std::optional<DimRef> shapeElement(Value shape, int64_t i, int depth) {
+  if (depth > 16)
+    return std::nullopt;
+  Operation *def = shape.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<IdentityOp, CastOp>(def))
+    return shapeElement(def->getOperand(0), i, depth + 1);
+  auto sh = dyn_cast<ShapeOp>(def);
+  if (!sh)
+    return std::nullopt;
+  auto t = dyn_cast<RankedTensorType>(sh.getData().getType());
+  if (!t)
+    return std::nullopt;
+  auto [start, end] = ShapeOp::getRange(ShapeOp::Adaptor(sh), t.getRank());
+  if (i < 0)
+    i += end - start;
+  if (i < 0 || start + i >= end)
+    return std::nullopt;
+  return canonicalDim({sh.getData(), start + i});
+}
+
+/// One constant integer (a scalar or a one-element list).
+static std::optional<int64_t> singleInt(Value v) {
+  auto ints = getConstantInts(v);
+  if (!ints || ints->size() != 1)
+    return std::nullopt;
+  return ints->front();
+}
+
+static std::optional<DimRef> dimSource(Value v, int depth) {
+  if (depth > 16)
+    return std::nullopt;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (auto cast = dyn_cast<CastOp>(def)) {
+    // Exact for any dimension a tensor in memory can have (below 2^24
+    // elements along one axis for f32).
+    Type to = getElementTypeOrSelf(cast.getResult().getType());
+    if (!(to.isInteger(32) || to.isInteger(64) || to.isF32() || to.isF64()))
+      return std::nullopt;
+    return dimSource(cast.getInput(), depth + 1);
+  }
+  if (isa<IdentityOp, SqueezeOp, UnsqueezeOp, ReshapeOp>(def))
+    return dimSource(def->getOperand(0), depth + 1);
+  if (auto g = dyn_cast<GatherOp>(def)) {
+    auto idx = singleInt(g.getIndices());
+    if (!idx || g.getAxis() != 0)
+      return std::nullopt;
+    return shapeElement(g.getData(), *idx, depth + 1);
+  }
+  if (auto sl = dyn_cast<SliceOp>(def)) {
+    if (sl.getStartsAttrAttr() || sl.getEndsAttrAttr())
+      return std::nullopt;
+    auto st = singleInt(sl.getStarts()), en = singleInt(sl.getEnds());
+    if (!st || !en)
+      return std::nullopt;
+    if (!isa<NoneType>(sl.getAxes().getType())) {
+      auto ax = singleInt(sl.getAxes());
+      if (!ax || (*ax != 0 && *ax != -1))
+        return std::nullopt;
+    }
+    if (!isa<NoneType>(sl.getSteps().getType())) {
+      auto stp = singleInt(sl.getSteps());
+      if (!stp || *stp != 1)
+        return std::nullopt;
+    }
+    // [s, s + 1): one element (a negative start counts from the end: then
+    // the end is s + 1 too, below 0, or past any rank for the last element).
+    bool one = *st >= 0 ? *en == *st + 1
+                        : (*st < -1 && *en == *st + 1) ||
+                              (*st == -1 && *en >= INT32_MAX);
+    if (!one)
+      return std::nullopt;
+    return shapeElement(sl.getData(), *st, depth + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<DimRef> onnx::getDimSource(Value v) { return dimSource(v, 0); }
+
+bool onnx::holdsDimSize(Value v, Value tensor, int64_t axis) {
+  auto t = dyn_cast<RankedTensorType>(tensor.getType());
+  if (!t || axis < 0 || axis >= t.getRank())
+    return false;
+  if (!t.isDynamicDim(axis))
+    if (auto c = singleInt(v))
+      return *c == t.getDimSize(axis);
+  auto src = getDimSource(v);
+  if (!src)
+    return false;
+  DimRef want = canonicalDim({tensor, axis});
+  if (*src == want)
+    return true;
+  // Two static dimensions of the same size.
+  auto a = dyn_cast<RankedTensorType>(src->tensor.getType());
+  return a && !t.isDynamicDim(axis) && !a.isDynamicDim(src->axis) &&
+         a.getDimSize(src->axis) == t.getDimSize(axis);
 }
 
 ConstantBuilder::ConstantBuilder(func::FuncOp func) : func(func) {

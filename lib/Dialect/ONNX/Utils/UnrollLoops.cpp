@@ -703,6 +703,10 @@ int od::unrollRecurrentLoops(func::FuncOp func, const UnrollLimits &limits,
   return n;
 }
 
+LogicalResult od::replaceLoopResults(Operation *loop, ArrayRef<Value> values) {
+  return replaceResults(loop, values);
+}
+
 bool od::hasLoopNodes(func::FuncOp func) { return !loopsOf(func).empty(); }
 
 int64_t od::countLoopNodes(func::FuncOp func) { return loopsOf(func).size(); }

@@ -73,6 +73,32 @@ std::string getNodeName(mlir::Operation *op);
 /// Squeeze/Unsqueeze, Cast).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
 
+/// A dimension of a tensor: `tensor`'s axis `axis`.
+struct DimRef {
+  mlir::Value tensor;
+  int64_t axis;
+  bool operator==(const DimRef &o) const {
+    return tensor == o.tensor && axis == o.axis;
+  }
+};
+
+/// The dimension a one-element integer (or integral float) value holds, when
+/// it is read from a shape: `Shape(t)` indexed by Gather or a one-element
+/// Slice, through Cast (to a 32/64-bit integer or float), Identity,
+/// Squeeze, Unsqueeze and Reshape, the tensor then followed back through
+/// Transpose (the axis permuted), Identity, Cast and ReverseSequence, which
+/// keep its dimensions (canonicalDim). std::nullopt otherwise.
+std::optional<DimRef> getDimSource(mlir::Value v);
+
+/// `d` followed back through the ops that keep a tensor's dimensions
+/// (Transpose, with the axis permuted; Identity; Cast; ReverseSequence).
+DimRef canonicalDim(DimRef d);
+
+/// Whether `v` holds the size of `tensor`'s axis `axis` at run time: the
+/// same dimension read from a shape (getDimSource), or a constant equal to
+/// the axis's static size.
+bool holdsDimSize(mlir::Value v, mlir::Value tensor, int64_t axis);
+
 /// The part sizes of `split` along an axis of size `dim`: from the `split`
 /// input (opset 13+, evaluated like getConstantInts), the `split` attribute
 /// (before 13), or equal parts (computeSplitSizes, the Split shape rule's).
@@ -194,6 +220,13 @@ int unrollRecurrentLoops(mlir::func::FuncOp func,
                          const UnrollLimits &limits = {},
                          llvm::ArrayRef<int64_t> skip = {},
                          int64_t ordinalBase = 0);
+
+/// Replaces a top-level Loop/Scan node's results by `values`, each given
+/// the join of its type and the result's (so a graph output keeps its
+/// declared static size); the function's result types follow. Fails,
+/// changing nothing, where two types contradict each other.
+mlir::LogicalResult replaceLoopResults(mlir::Operation *loop,
+                                       llvm::ArrayRef<mlir::Value> values);
 
 /// The number of top-level Loop/Scan nodes of the graph.
 int64_t countLoopNodes(mlir::func::FuncOp func);

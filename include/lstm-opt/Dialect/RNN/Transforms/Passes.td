@@ -147,6 +147,28 @@ def RNNRollTimeLoopPass : Pass<"rnn-roll-time-loop", "mlir::ModuleOp"> {
   ];
 }
 
+def RNNLoopToSequencePass : Pass<"rnn-loop-to-sequence", "mlir::ModuleOp"> {
+  let summary = "Make a Loop over a whole sequence, one fused step per "
+                "iteration, one layer";
+  let description = [{
+    An ONNX `Loop` whose number of iterations is not known when the model is
+    compiled (a dynamic time axis), whose body is one step of a fused layer
+    (a one-step `rnn.sequence`, as rnn-recognize-cells makes of the body),
+    reading step `k` of a sequence `X` at iteration `k`, carrying the
+    layer's state, and stopping after exactly as many iterations as `X` has
+    steps (the trip count or the condition compares the iteration with `X`'s
+    time dimension, read from its shape), becomes one `rnn.sequence` over
+    `X`: the final carried states are its final states, the stacked per-step
+    outputs its `Y`. Anything else is left alone with a remark naming the
+    node. See docs/passes/rnn-loop-to-sequence.md.
+  }];
+  let dependentDialects = ["lstm_opt::rnn::RNNDialect",
+                           "lstm_opt::onnx::ONNXDialect"];
+  let statistics = [
+    Statistic<"numRolled", "loops", "Number of Loops made one layer">,
+  ];
+}
+
 def RNNFuseGateGemmsPass : Pass<"rnn-fuse-gate-gemms", "mlir::ModuleOp"> {
   let summary = "Merge matmuls that share an input into one packed GEMM";
   let description = [{
