@@ -105,6 +105,65 @@ func.func @reversed_input_layer(%x: tensor<4x2x1xf32>) -> (tensor<4x1x2x1xf32>, 
 
 // -----
 
+// The same with a time axis of unknown size: the lengths Expand(T, [B]) are
+// read from x's shape when the model runs, so no constant says they are
+// whole; the shape arithmetic does (T is x's axis 0). The output side reads
+// its lengths from its own batch-major transpose's axis 1, the same
+// dimension.
+// CHECK-LABEL: func.func @reversed_input_layer_dynamic
+// CHECK-NOT: ReverseSequence
+// CHECK: %[[Y:[a-zA-Z0-9_]+]], %{{.*}} = rnn.sequence gru bidirectional %arg0
+// CHECK-NOT: ReverseSequence
+// CHECK: return
+func.func @reversed_input_layer_dynamic(%x: tensor<?x2x1xf32>) -> (tensor<?x1x2x1xf32>, tensor<?x2x1xf32>, tensor<3xi64>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i0 = onnx.initializer "i0" dense<[0]> : tensor<1xi64>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %s = onnx.Shape(%x) : (tensor<?x2x1xf32>) -> tensor<3xi64>
+  %t = onnx.Gather(%s, %i0) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %bb = onnx.Gather(%s, %i1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %lens = onnx.Expand(%t, %bb) : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<?x2x1xf32>, tensor<?xi64>) -> tensor<?x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{a forward GRU layer over the time-reversed input, its output reversed back, is a reverse layer over the input}}
+  %sq = onnx.Squeeze(%yr, %i1) : (tensor<?x1x2x1xf32>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  %bm = onnx.Transpose(%sq) {perm = array<i64: 1, 0, 2>} : (tensor<?x2x1xf32>) -> tensor<2x?x1xf32>
+  %shp = onnx.Shape(%bm) : (tensor<2x?x1xf32>) -> tensor<3xi64>
+  %tm = onnx.Transpose(%bm) {perm = array<i64: 1, 0, 2>} : (tensor<2x?x1xf32>) -> tensor<?x2x1xf32>
+  %t2 = onnx.Gather(%shp, %i1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %lens2 = onnx.Expand(%t2, %bb) : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %back = onnx.node "ReverseSequence"(%tm, %lens2) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<?x2x1xf32>, tensor<?xi64>) -> tensor<?x2x1xf32>
+  return %yf, %back, %shp : tensor<?x1x2x1xf32>, tensor<?x2x1xf32>, tensor<3xi64>
+}
+
+// -----
+
+// With a time axis of unknown size, lengths read from the batch axis are not
+// the time axis's: left as it is.
+// CHECK-LABEL: func.func @reversed_by_batch_size
+// CHECK: rnn.sequence gru forward %arg0
+// CHECK: onnx.node "ReverseSequence"
+// CHECK: rnn.sequence gru forward
+func.func @reversed_by_batch_size(%x: tensor<?x2x1xf32>) -> (tensor<?x1x2x1xf32>, tensor<?x1x2x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  %s = onnx.Shape(%x) : (tensor<?x2x1xf32>) -> tensor<3xi64>
+  %bb = onnx.Gather(%s, %i1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %lens = onnx.Expand(%bb, %bb) : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<?x2x1xf32>, tensor<?xi64>) -> tensor<?x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  return %yf, %yr : tensor<?x1x2x1xf32>, tensor<?x1x2x1xf32>
+}
+
+// -----
+
 // Reversed over fewer steps than the time axis (lengths [3, 4] of 4): not a
 // reverse layer, left as it is.
 // CHECK-LABEL: func.func @partly_reversed_input

@@ -1088,3 +1088,54 @@ func.func @gru_negated_update_hard_sigmoid(%x: tensor<1x2xf32>, %h: tensor<1x1xf
   %h1 = onnx.Add(%zn, %b) : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
   return %h1 : tensor<1x1xf32>
 }
+
+// -----
+
+// A simple RNN step in the body of a Loop (Keras' SimpleRNN with
+// unroll=False over a time axis of unknown length): one step, but the chain
+// closes through the loop: the hidden-size input is a carried value and the
+// body yields the step's output for it. A lone activation of a linear form
+// elsewhere would not count (see @lone_tanh_not_a_cell).
+// CHECK-LABEL: func.func @rnn_step_in_loop
+// CHECK: onnx.node "Loop"
+// CHECK: ^bb0(%{{.*}}: tensor<i64>, %{{.*}}: tensor<i1>, %[[H:.*]]: tensor<2x4xf32>):
+// CHECK: %[[C:.*]] = rnn.rnn_cell %{{.*}}, %[[H]],
+// CHECK-NOT: onnx.Tanh
+// CHECK: onnx.yield %{{.*}}, %[[C]], %[[C]]
+func.func @rnn_step_in_loop(%x: tensor<?x2x3xf32>, %m: tensor<i64>) -> tensor<?x2x4xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<3x4xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<4x4xf32>
+  %b = onnx.initializer "b" dense<0.3> : tensor<4xf32>
+  %h0 = onnx.initializer "h0" dense<0.0> : tensor<2x4xf32>
+  %none = onnx.none
+  %hT, %ys = onnx.node "Loop"(%m, %none, %h0) graphs {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %h: tensor<2x4xf32>):
+    %xt = onnx.Gather(%x, %i) : (tensor<?x2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    %a = onnx.MatMul(%xt, %w) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+    %ab = onnx.Add(%a, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+    %c = onnx.MatMul(%h, %r) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+    %s = onnx.Add(%ab, %c) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %hn = onnx.Tanh(%s) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    onnx.yield %cond, %hn, %hn : tensor<i1>, tensor<2x4xf32>, tensor<2x4xf32> {input_names = ["i", "cond", "h"], name = "body", output_names = ["cond_out", "h_out", "y"]}
+  } {graph_attrs = ["body"]} : (tensor<i64>, none, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<?x2x4xf32>)
+  return %ys : tensor<?x2x4xf32>
+}
+
+// -----
+
+// The same step outside a loop, reading a graph input as its "state": no
+// chain, not a cell.
+// CHECK-LABEL: func.func @lone_tanh_not_a_cell
+// CHECK-NOT: rnn.rnn_cell
+// CHECK: onnx.Tanh
+func.func @lone_tanh_not_a_cell(%xt: tensor<2x3xf32>, %h: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = onnx.initializer "W" dense<0.1> : tensor<3x4xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<4x4xf32>
+  %b = onnx.initializer "b" dense<0.3> : tensor<4xf32>
+  %a = onnx.MatMul(%xt, %w) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %ab = onnx.Add(%a, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %c = onnx.MatMul(%h, %r) : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<2x4xf32>
+  %s = onnx.Add(%ab, %c) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %hn = onnx.Tanh(%s) : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %hn : tensor<2x4xf32>
+}

@@ -345,12 +345,13 @@ def keras3_gru2_resetbefore_dyntime():
         "Two stacked Keras 3 GRU(6, reset_after=False, unroll=False) over x[B, T, I] with T unknown "
         "(None): two ONNX Loops whose trip counts are known only when the model runs (the second "
         "one's from the first one's output), weights loop-carried and passed through unchanged. "
-        "The ONNX target keeps both Loops and fuses each body's step into one GRU op; with T given "
-        "(lstm-run), the first Loop unrolls, then, its output's shape known, the second.",
+        "The ONNX target makes each Loop one GRU layer over the whole sequence, its time axis "
+        "left dynamic (rnn-loop-to-sequence); with T given (lstm-run), the first Loop unrolls, "
+        "then, its output's shape known, the second.",
         expect("gru", [layer("gru", "T", H, I, batch=B, time_major=False, initial_state="zeros",
-                             linear_before_reset=False, loop_kept=True),
+                             linear_before_reset=False),
                        layer("gru", "T", H, H, batch=B, time_major=False, initial_state="zeros",
-                             linear_before_reset=False, loop_kept=True, input_from="layer 0 y")]),
+                             linear_before_reset=False, input_from="layer 0 y")]),
         "z,r,h (Keras GRU, reset_after=False: r applied to h before its matmul)",
         time_loop="two ONNX Loops with run-time trip counts (weights loop-carried, passed through)")
 
@@ -443,6 +444,38 @@ def keras3_bidir_gru_loop():
         time_loop="two ONNX Loops (one per direction), the backward one between ReverseSequence nodes")
 
 
+def keras3_bidir_gru_loop_dyntime():
+    f = _keras_convert("keras3_bidir_gru_loop_dyntime",
+                       lambda: [keras.layers.Bidirectional(
+                           keras.layers.GRU(H, return_sequences=True))], I, steps=None)
+    return entry(
+        f,
+        "Keras 3 Bidirectional(GRU(6, unroll=False, return_sequences=True)) over x[B, T, I] with T "
+        "unknown (None): two ONNX Loops whose trip counts are read from x's shape, the backward "
+        "one over ReverseSequence(x) with lengths Expand(Shape(x)[t], Shape(x)[b]) and its output "
+        "reversed back the same way. lstm-opt makes each Loop one layer over the whole sequence, "
+        "the backward one a reverse layer, and pairs the two, the time axis left dynamic.",
+        expect("gru", [layer("gru", "T", H, I, direction="bidirectional", batch=B,
+                             time_major=False, initial_state="zeros", linear_before_reset=True)]),
+        KERAS_GRU_ORDER_AFTER,
+        time_loop="two ONNX Loops with run-time trip counts, the backward one between "
+                  "ReverseSequence nodes")
+
+
+def keras3_simplernn_loop_dyntime():
+    f = _keras_convert("keras3_simplernn_loop_dyntime",
+                       lambda: [keras.layers.SimpleRNN(H, return_sequences=True)], I, steps=None)
+    return entry(
+        f,
+        "Keras 3 SimpleRNN(6, unroll=False, return_sequences=True) over x[B, T, I] with T unknown "
+        "(None): an ONNX Loop whose trip count is read from x's shape, its body one tanh step "
+        "(the hidden state a carried value). lstm-opt recognises the step as a simple RNN cell "
+        "(the chain closes through the Loop's carried state) and makes the Loop one RNN layer.",
+        expect("rnn", [layer("rnn", "T", H, I, batch=B, time_major=False, initial_state="zeros")]),
+        RNN_ORDER,
+        time_loop="an ONNX Loop with a run-time trip count")
+
+
 FIXTURES = [
     keras3_lstm_unroll,
     keras3_gru_unroll,
@@ -461,6 +494,8 @@ FIXTURES = [
     keras3_lstm_tanh_gates_unroll,
     keras3_simplernn_softsign_unroll,
     keras3_bidir_gru_loop,
+    keras3_bidir_gru_loop_dyntime,
+    keras3_simplernn_loop_dyntime,
 ]
 
 

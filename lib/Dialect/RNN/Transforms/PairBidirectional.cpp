@@ -60,8 +60,10 @@ bool sameInput(Value a, Value b, int depth = 0) {
 }
 
 /// An ONNX ReverseSequence node over its whole time axis: every length is
-/// the axis's static size (constant, or the shape arithmetic exporters write
-/// for it: tf2onnx's ReverseV2). Returns its data input and time axis.
+/// the axis's size (a constant equal to its static size, or the shape
+/// arithmetic exporters write for it: tf2onnx's ReverseV2, which reads the
+/// size from the shape where it is dynamic). Returns its data input and time
+/// axis.
 std::optional<std::pair<Value, int64_t>> wholeReversal(Operation *op) {
   auto node = dyn_cast_or_null<od::NodeOp>(op);
   if (!node || !(node.getDomain().empty() || node.getDomain() == "ai.onnx") ||
@@ -77,13 +79,25 @@ std::optional<std::pair<Value, int64_t>> wholeReversal(Operation *op) {
   auto t = dyn_cast<RankedTensorType>(data.getType());
   if (!t || t.getRank() < 2 || !llvm::is_contained({0, 1}, timeAxis) ||
       !llvm::is_contained({0, 1}, batchAxis) || timeAxis == batchAxis ||
-      t.isDynamicDim(timeAxis) || t.isDynamicDim(batchAxis) ||
       op->getResult(0).getType() != data.getType())
     return std::nullopt;
-  auto lens = od::getConstantInts(node.getInputs()[1]);
-  int64_t T = t.getDimSize(timeAxis), B = t.getDimSize(batchAxis);
-  if (!lens || (int64_t)lens->size() != B ||
-      llvm::any_of(*lens, [&](int64_t l) { return l != T; }))
+  Value lensValue = node.getInputs()[1];
+  auto lens = od::getConstantInts(lensValue);
+  if (lens) {
+    int64_t T = t.getDimSize(timeAxis), B = t.getDimSize(batchAxis);
+    if (t.isDynamicDim(timeAxis) || t.isDynamicDim(batchAxis) ||
+        (int64_t)lens->size() != B ||
+        llvm::any_of(*lens, [&](int64_t l) { return l != T; }))
+      return std::nullopt;
+    return std::make_pair(data, timeAxis);
+  }
+  // Dynamic sizes: every length is the time axis's size, read from a shape
+  // (tf2onnx's ReverseV2: Expand(Shape(x)[t], Shape(x)[b])); ReverseSequence
+  // itself checks that there is one per batch entry.
+  while (auto cast = lensValue.getDefiningOp<od::CastOp>())
+    lensValue = cast.getInput();
+  auto expand = lensValue.getDefiningOp<od::ExpandOp>();
+  if (!expand || !od::holdsDimSize(expand.getInput(), data, timeAxis))
     return std::nullopt;
   return std::make_pair(data, timeAxis);
 }

@@ -1745,6 +1745,28 @@ void CellRecognizer::matchRNNCells() {
         inChain[i] = inChain[it->second] = true;
       }
     }
+  // Or a chain across a Loop's iterations: the hidden-size input is a value
+  // the Loop carries, and the body yields the candidate's output for it.
+  for (auto [i, c] : llvm::enumerate(cands)) {
+    if (hIdx[i] >= 0 || c.form.terms.size() != 2)
+      continue;
+    for (auto [k, t] : llvm::enumerate(c.form.terms)) {
+      auto arg = dyn_cast<BlockArgument>(od::skipIdentities(t.input));
+      auto loop = arg ? dyn_cast<od::NodeOp>(arg.getOwner()->getParentOp())
+                      : od::NodeOp();
+      if (!loop || loop.getOpType() != "Loop" || arg.getArgNumber() < 2 ||
+          t.k != staticDim(c.out, 1))
+        continue;
+      auto yield = dyn_cast<od::YieldOp>(arg.getOwner()->getTerminator());
+      unsigned slot = arg.getArgNumber() - 1; // after the condition
+      if (yield && slot < yield->getNumOperands() &&
+          od::skipIdentities(yield->getOperand(slot)) == c.out) {
+        hIdx[i] = k;
+        inChain[i] = true;
+        break;
+      }
+    }
+  }
   int64_t made = 0;
   for (auto [i, c] : llvm::enumerate(cands)) {
     if (!inChain[i])
