@@ -339,3 +339,76 @@ func.func @counter_read(%x: tensor<2x?x3xf32>) -> (tensor<?x2x4xf32>, tensor<2x4
   } {graph_attrs = ["body"]} : (tensor<i64>, none, tensor<i64>, tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<i64>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<?x2x4xf32>)
   return %ys, %hf, %cf, %kf : tensor<?x2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<i64>
 }
+
+// -----
+
+// TorchScript's `ys.append(h)` in a loop over x.size(0): the outputs are a
+// list the loop carries (empty at first, SequenceInsert of the new h per
+// iteration) stacked after it by ConcatFromSequence(axis 0, new_axis 1):
+// the layer's Y. The condition is a true constant handed through.
+// CHECK-LABEL: func.func @scripted_list
+// CHECK-NOT: onnx.node "Loop"
+// CHECK-NOT: Sequence
+// CHECK: %[[Y:.*]], %[[HN:.*]] = rnn.sequence gru forward %arg0
+// CHECK-DAG: %[[HF:.*]] = onnx.Squeeze(%[[HN]]
+// CHECK-DAG: %[[YS:.*]] = onnx.Squeeze(%[[Y]], %{{.*}}) {axes_attr = array<i64: 1>} : (tensor<?x1x2x4xf32>, none) -> tensor<?x2x4xf32>
+// CHECK: return %[[YS]], %[[HF]] : tensor<?x2x4xf32>, tensor<2x4xf32>
+func.func @scripted_list(%x: tensor<?x2x3xf32>) -> (tensor<?x2x4xf32>, tensor<2x4xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x12x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x12x4xf32>
+  %b = onnx.initializer "B" dense<0.0> : tensor<1x12xf32>
+  %h0 = onnx.initializer "h0" dense<0.0> : tensor<2x4xf32>
+  %true = onnx.initializer "true" dense<true> : tensor<i1>
+  %i0 = onnx.initializer "i0" dense<0> : tensor<i64>
+  %ax = onnx.initializer "ax" dense<0> : tensor<1xi64>
+  %shape = onnx.Shape(%x) : (tensor<?x2x3xf32>) -> tensor<3xi64>
+  %t = onnx.Gather(%shape, %i0) : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %empty = onnx.node "SequenceEmpty"() {attrs = {dtype = 1 : i64}} : () -> !onnx.seq<tensor<*xf32>>
+  %hf, %list = onnx.node "Loop"(%t, %true, %h0, %empty) graphs {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %h: tensor<2x4xf32>, %l: !onnx.seq<tensor<*xf32>>):
+    %step = onnx.Gather(%x, %i) : (tensor<?x2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    %ux = onnx.Unsqueeze(%step, %ax) : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<1x2x3xf32>
+    %uh = onnx.Unsqueeze(%h, %ax) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<1x2x4xf32>
+    // expected-remark @+1 {{recurrent Loop '<unnamed>' over all the steps of its sequence: one GRU layer}}
+    %y, %hn = rnn.sequence gru forward %ux, %w, %r, %b, %b init(%uh) {hidden_size = 4 : i64, linear_before_reset} : (tensor<1x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>, tensor<1x12xf32>, tensor<1x12xf32>, tensor<1x2x4xf32>) -> (tensor<1x1x2x4xf32>, tensor<1x2x4xf32>)
+    %hs = onnx.Squeeze(%hn, %ax) : (tensor<1x2x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
+    %l2 = onnx.node "SequenceInsert"(%l, %hs) : (!onnx.seq<tensor<*xf32>>, tensor<2x4xf32>) -> !onnx.seq<tensor<*xf32>>
+    %c = onnx.Identity(%true) : (tensor<i1>) -> tensor<i1>
+    onnx.yield %c, %hs, %l2 : tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<*xf32>> {input_names = ["i", "cond", "h", "l"], name = "body", output_names = ["c", "h1", "l1"]}
+  } {graph_attrs = ["body"]} : (tensor<i64>, tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>) -> (tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>)
+  %ys = onnx.node "ConcatFromSequence"(%list) {attrs = {axis = 0 : i64, new_axis = 1 : i64}} : (!onnx.seq<tensor<*xf32>>) -> tensor<?x2x4xf32>
+  return %ys, %hf : tensor<?x2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// The list concatenated along the batch axis (new_axis 0): not a stack of
+// the steps, left alone.
+// CHECK-LABEL: func.func @list_concatenated
+// CHECK: onnx.node "Loop"
+func.func @list_concatenated(%x: tensor<?x2x3xf32>) -> (tensor<?x4xf32>, tensor<2x4xf32>) {
+  %w = onnx.initializer "W" dense<0.1> : tensor<1x12x3xf32>
+  %r = onnx.initializer "R" dense<0.2> : tensor<1x12x4xf32>
+  %b = onnx.initializer "B" dense<0.0> : tensor<1x12xf32>
+  %h0 = onnx.initializer "h0" dense<0.0> : tensor<2x4xf32>
+  %true = onnx.initializer "true" dense<true> : tensor<i1>
+  %i0 = onnx.initializer "i0" dense<0> : tensor<i64>
+  %ax = onnx.initializer "ax" dense<0> : tensor<1xi64>
+  %shape = onnx.Shape(%x) : (tensor<?x2x3xf32>) -> tensor<3xi64>
+  %t = onnx.Gather(%shape, %i0) : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %empty = onnx.node "SequenceEmpty"() {attrs = {dtype = 1 : i64}} : () -> !onnx.seq<tensor<*xf32>>
+  // expected-remark @+1 {{the recurrent Loop is not made one layer: carried list 1 is not the new hidden states, appended one per iteration and stacked after the loop}}
+  %hf, %list = onnx.node "Loop"(%t, %true, %h0, %empty) graphs {
+  ^bb0(%i: tensor<i64>, %cond: tensor<i1>, %h: tensor<2x4xf32>, %l: !onnx.seq<tensor<*xf32>>):
+    %step = onnx.Gather(%x, %i) : (tensor<?x2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+    %ux = onnx.Unsqueeze(%step, %ax) : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<1x2x3xf32>
+    %uh = onnx.Unsqueeze(%h, %ax) : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<1x2x4xf32>
+    %y, %hn = rnn.sequence gru forward %ux, %w, %r, %b, %b init(%uh) {hidden_size = 4 : i64, linear_before_reset} : (tensor<1x2x3xf32>, tensor<1x12x3xf32>, tensor<1x12x4xf32>, tensor<1x12xf32>, tensor<1x12xf32>, tensor<1x2x4xf32>) -> (tensor<1x1x2x4xf32>, tensor<1x2x4xf32>)
+    %hs = onnx.Squeeze(%hn, %ax) : (tensor<1x2x4xf32>, tensor<1xi64>) -> tensor<2x4xf32>
+    %l2 = onnx.node "SequenceInsert"(%l, %hs) : (!onnx.seq<tensor<*xf32>>, tensor<2x4xf32>) -> !onnx.seq<tensor<*xf32>>
+    %c = onnx.Identity(%true) : (tensor<i1>) -> tensor<i1>
+    onnx.yield %c, %hs, %l2 : tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<*xf32>> {input_names = ["i", "cond", "h", "l"], name = "body", output_names = ["c", "h1", "l1"]}
+  } {graph_attrs = ["body"]} : (tensor<i64>, tensor<i1>, tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>) -> (tensor<2x4xf32>, !onnx.seq<tensor<*xf32>>)
+  %ys = onnx.node "ConcatFromSequence"(%list) {attrs = {axis = 0 : i64, new_axis = 0 : i64}} : (!onnx.seq<tensor<*xf32>>) -> tensor<?x4xf32>
+  return %ys, %hf : tensor<?x4xf32>, tensor<2x4xf32>
+}

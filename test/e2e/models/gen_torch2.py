@@ -51,7 +51,7 @@ def _path(name):
     return os.path.join(HERE, name + ".onnx")
 
 
-def export_ts(name, model, args, input_names, output_names, opset):
+def export_ts(name, model, args, input_names, output_names, opset, dynamic_axes=None):
     """TorchScript exporter (the one torch 1.13 had), constant folding on."""
     path = _path(name)
     model.eval()
@@ -65,6 +65,7 @@ def export_ts(name, model, args, input_names, output_names, opset):
             output_names=output_names,
             opset_version=opset,
             do_constant_folding=True,
+            dynamic_axes=dynamic_axes,
             dynamo=False,
         )
     m = onnx.load(path)
@@ -912,6 +913,27 @@ def torch2_lstmcell_scripted_op17():
         TORCH_LSTM_ORDER)
 
 
+def torch2_lstmcell_scripted_dyntime_op17():
+    T, B, I, H, opset = 5, 2, 4, 6, 17
+    name = "torch2_lstmcell_scripted_dyntime_op17"
+    torch.manual_seed(SEED)
+    model = torch.jit.script(ScriptedLSTMCellLoop(I, H, False).eval())
+    f, got = export_ts(name, model, (torch.randn(T, B, I),), ["x"], ["y", "h_n"], opset,
+                       dynamic_axes={"x": {0: "T"}, "y": {0: "T"}})
+    return entry(
+        f, EXPORTER_TS, got,
+        "torch.jit.script of an nn.LSTMCell loop collecting h by ys.append(h), exported with a "
+        "dynamic time axis: an ONNX Loop whose trip count is x.size(0), read from x's shape when "
+        "the model runs, its body a one-step LSTM node, the list a SequenceInsert on a "
+        "loop-carried sequence, then ConcatFromSequence; zero initial state. lstm-opt makes the "
+        "Loop one LSTM layer, its time axis left dynamic.",
+        {"x": ["T", B, I]},
+        {"y": ["T", B, H], "h_n": [B, H]},
+        expect("lstm", [layer("lstm", "T", H, I, batch=B, time_major=True, initial_state="zero",
+                              step_extraction="ONNX Loop over x.size(0) steps: one layer")]),
+        TORCH_LSTM_ORDER)
+
+
 def torch2_lstm_manual_scripted_op17():
     f, got, T, B, I, H = _scripted_lstm("torch2_lstm_manual_scripted_op17", True)
     return entry(
@@ -951,6 +973,7 @@ FIXTURES = [
     torch2_lstmcell_conditioned_dynamo,
     torch2_lstmcell_scripted_op17,
     torch2_lstm_manual_scripted_op17,
+    torch2_lstmcell_scripted_dyntime_op17,
 ]
 
 

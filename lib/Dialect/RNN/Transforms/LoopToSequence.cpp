@@ -77,7 +77,28 @@ std::optional<double> scalarConstant(Value v) {
 }
 
 /// How a carried value of the loop is used.
-enum class Slot { Through, Counter, H, C };
+enum class Slot { Through, Counter, H, C, List };
+
+/// A generic ONNX node of the default domain with this op type.
+od::NodeOp nodeOfType(Value v, StringRef type) {
+  auto node = v ? v.getDefiningOp<od::NodeOp>() : od::NodeOp();
+  if (!node || node.getOpType() != type || !node.getGraphs().empty() ||
+      !(node.getDomain().empty() || node.getDomain() == "ai.onnx"))
+    return {};
+  return node;
+}
+
+/// A ConcatFromSequence that stacks a sequence's tensors along a new
+/// leading axis (torch.stack of a list).
+bool isStackOfSequence(Operation *op) {
+  auto node = dyn_cast<od::NodeOp>(op);
+  if (!node || node.getOpType() != "ConcatFromSequence" ||
+      !node.getGraphs().empty() || node.getInputs().size() != 1 ||
+      node->getNumResults() != 1)
+    return false;
+  return od::getNodeIntAttr(node, "axis", -1) == 0 &&
+         od::getNodeIntAttr(node, "new_axis", 0) == 1;
+}
 
 struct LoopToSequence
     : public rnn::impl::RNNLoopToSequencePassBase<LoopToSequence> {
@@ -269,6 +290,22 @@ struct LoopToSequence
         p.slots.push_back(*s);
         continue;
       }
+      // A list the body appends the new h to (TorchScript's ys.append(h)),
+      // empty at first and read only stacked after the loop (torch.stack).
+      if (auto insert = nodeOfType(skipIdentity(out), "SequenceInsert")) {
+        auto st = insert.getInputs().size() == 2
+                      ? stateOut(p, insert.getInputs()[1])
+                      : std::nullopt;
+        if (!st || *st != Slot::H || insert.getInputs()[0] != arg ||
+            !nodeOfType(inputs[2 + j], "SequenceEmpty") ||
+            !llvm::all_of(loop->getResult(j).getUsers(), isStackOfSequence))
+          return refuse(loop, "carried list " + Twine(j) +
+                                  " is not the new hidden states, appended "
+                                  "one per iteration and stacked after the "
+                                  "loop");
+        p.slots.push_back(Slot::List);
+        continue;
+      }
       auto add = skipIdentity(out).getDefiningOp<od::AddOp>();
       auto init = scalarConstant(inputs[2 + j]);
       bool counter = false;
@@ -377,6 +414,7 @@ struct LoopToSequence
     for (int64_t j = 0; j < p.numCarried; ++j)
       switch (p.slots[j]) {
       case Slot::Through:
+      case Slot::List:    // its stacks are replaced below
       case Slot::Counter: // unread
         results.push_back(inputs[2 + j]);
         break;
@@ -391,6 +429,11 @@ struct LoopToSequence
       }
     for (int64_t s = 0; s < p.numScan; ++s)
       results.push_back(od::createSqueeze(b, loc, consts, layer.getY(), {1}));
+    // The stacks of the lists, found before the lists' results go.
+    SmallVector<Operation *> stacks;
+    for (int64_t j = 0; j < p.numCarried; ++j)
+      if (p.slots[j] == Slot::List)
+        llvm::append_range(stacks, loop->getResult(j).getUsers());
     std::string name = od::getNodeName(loop);
     if (failed(od::replaceLoopResults(loop, results))) {
       SmallVector<Operation *> dead;
@@ -402,6 +445,26 @@ struct LoopToSequence
                        [&](Operation *op) { return op == layer; });
       return refuse(loop, "its results' types contradict the layer's");
     }
+    // The stacked lists: the layer's Y too.
+    {
+      for (Operation *stack : stacks) {
+        Value y = od::createSqueeze(b, loc, consts, layer.getY(), {1});
+        auto want = dyn_cast<RankedTensorType>(stack->getResult(0).getType());
+        auto got = cast<RankedTensorType>(y.getType());
+        if (want && want.getRank() == got.getRank()) {
+          SmallVector<int64_t> shape;
+          for (auto [a, c] : llvm::zip(want.getShape(), got.getShape()))
+            shape.push_back(ShapedType::isDynamic(c) ? a : c);
+          y.setType(RankedTensorType::get(shape, got.getElementType()));
+        }
+        stack->getResult(0).replaceAllUsesWith(y);
+        stack->erase();
+      }
+    }
+    auto func = layer->getParentOfType<func::FuncOp>();
+    func.setType(FunctionType::get(
+        func.getContext(), func.getFunctionType().getInputs(),
+        func.getBody().front().getTerminator()->getOperandTypes()));
     layer.emitRemark() << "recurrent Loop '" << name << "' over all "
                        << (seqType.isDynamicDim(0)
                                ? std::string("the")
@@ -414,15 +477,17 @@ struct LoopToSequence
       if (Operation *def = v.getDefiningOp())
         dead.push_back(def);
     loop->dropAllUses();
-    // The loop, and the comparisons that computed its condition, go.
+    // The loop, the comparisons that computed its condition and an empty
+    // list it started from go.
     od::eraseDeadOps(dead, consts.forgetter(), [&](Operation *op) {
       if (op == loop.getOperation())
         return true;
       auto node = dyn_cast<od::NodeOp>(op);
       return node && node.getGraphs().empty() &&
              (node.getDomain().empty() || node.getDomain() == "ai.onnx") &&
-             llvm::is_contained({"Less", "Greater", "And", "Or", "Not",
-                                 "Equal", "LessOrEqual", "GreaterOrEqual"},
+             llvm::is_contained({"Less", "Greater", "And", "Or", "Not", "Equal",
+                                 "LessOrEqual", "GreaterOrEqual",
+                                 "SequenceEmpty"},
                                 node.getOpType());
     });
     return success();
