@@ -105,6 +105,39 @@ func.func @reversed_input_layer(%x: tensor<4x2x1xf32>) -> (tensor<4x1x2x1xf32>, 
 
 // -----
 
+// The same as tf2onnx writes it below opset 13: the Squeeze's axes are an
+// attribute.
+// CHECK-LABEL: func.func @reversed_input_layer_opset11
+// CHECK-NOT: ReverseSequence
+// CHECK: %[[Y:[a-zA-Z0-9_]+]], %{{.*}} = rnn.sequence gru bidirectional %arg0
+// CHECK-NOT: ReverseSequence
+// CHECK: return
+func.func @reversed_input_layer_opset11(%x: tensor<4x2x1xf32>) -> (tensor<4x1x2x1xf32>, tensor<4x2x1xf32>, tensor<3xi64>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i0 = onnx.initializer "i0" dense<[0]> : tensor<1xi64>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %s = onnx.Shape(%x) : (tensor<4x2x1xf32>) -> tensor<3xi64>
+  %t = onnx.Gather(%s, %i0) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %bb = onnx.Gather(%s, %i1) : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %lens = onnx.Expand(%t, %bb) : (tensor<1xi64>, tensor<1xi64>) -> tensor<?xi64>
+  %xr = onnx.node "ReverseSequence"(%x, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<?xi64>) -> tensor<4x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<4x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{a forward GRU layer over the time-reversed input, its output reversed back, is a reverse layer over the input}}
+  %none = onnx.none
+  %sq = onnx.Squeeze(%yr, %none) {axes_attr = array<i64: 1>} : (tensor<4x1x2x1xf32>, none) -> tensor<4x2x1xf32>
+  %bm = onnx.Transpose(%sq) {perm = array<i64: 1, 0, 2>} : (tensor<4x2x1xf32>) -> tensor<2x4x1xf32>
+  %shp = onnx.Shape(%bm) : (tensor<2x4x1xf32>) -> tensor<3xi64>
+  %tm = onnx.Transpose(%bm) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x1xf32>) -> tensor<4x2x1xf32>
+  %back = onnx.node "ReverseSequence"(%tm, %lens) {attrs = {batch_axis = 1 : i64, time_axis = 0 : i64}} : (tensor<4x2x1xf32>, tensor<?xi64>) -> tensor<4x2x1xf32>
+  return %yf, %back, %shp : tensor<4x1x2x1xf32>, tensor<4x2x1xf32>, tensor<3xi64>
+}
+
+// -----
+
 // The same with a time axis of unknown size: the lengths Expand(T, [B]) are
 // read from x's shape when the model runs, so no constant says they are
 // whole; the shape arithmetic does (T is x's axis 0). The output side reads

@@ -1168,6 +1168,42 @@ std::optional<SmallVector<int64_t>> onnx::getConstantInts(Value v) {
   return evaluateInts(v, 0);
 }
 
+std::optional<SmallVector<int64_t>> onnx::getSqueezeAxes(Operation *op) {
+  Value axesIn;
+  std::optional<ArrayRef<int64_t>> attr;
+  Value ranked;
+  if (auto sq = dyn_cast_or_null<SqueezeOp>(op)) {
+    axesIn = sq.getAxes();
+    attr = sq.getAxesAttr();
+    ranked = sq.getData();
+  } else if (auto un = dyn_cast_or_null<UnsqueezeOp>(op)) {
+    axesIn = un.getAxes();
+    attr = un.getAxesAttr();
+    ranked = un.getResult();
+  } else {
+    return std::nullopt;
+  }
+  SmallVector<int64_t> axes;
+  if (attr) {
+    axes.assign(attr->begin(), attr->end());
+  } else if (!isa<NoneType>(axesIn.getType())) {
+    auto ints = getConstantInts(axesIn);
+    if (!ints)
+      return std::nullopt;
+    axes = std::move(*ints);
+  } else {
+    return std::nullopt;
+  }
+  auto t = dyn_cast<RankedTensorType>(ranked.getType());
+  for (int64_t &a : axes)
+    if (a < 0) {
+      if (!t)
+        return std::nullopt;
+      a += t.getRank();
+    }
+  return axes;
+}
+
 DimRef onnx::canonicalDim(DimRef d) {
   for (int depth = 0; depth < 32; ++depth) {
     Operation *def = d.tensor.getDefiningOp();

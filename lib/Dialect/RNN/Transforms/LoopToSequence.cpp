@@ -35,7 +35,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/TypeUtilities.h"
-#include "mlir/IR/Verifier.h"
 
 namespace lstm_opt::rnn {
 #define GEN_PASS_DEF_RNNLOOPTOSEQUENCEPASS
@@ -50,18 +49,18 @@ namespace {
 
 /// `v` through Identity nodes.
 Value skipIdentity(Value v) {
-  while (auto id = v.getDefiningOp<od::IdentityOp>())
+  while (auto id = v ? v.getDefiningOp<od::IdentityOp>() : od::IdentityOp())
     v = id.getInput();
   return v;
 }
 
-/// Whether `op` is a Squeeze/Unsqueeze of exactly `axes`.
+/// The data `v` is a Squeeze/Unsqueeze (OpT) of, over exactly `axes`, or
+/// null.
 template <typename OpT>
 Value axesOp(Value v, ArrayRef<int64_t> axes) {
-  auto op = skipIdentity(v).getDefiningOp<OpT>();
-  if (!op)
-    return {};
-  auto got = od::getConstantInts(op.getAxes());
+  v = skipIdentity(v);
+  auto op = v ? v.template getDefiningOp<OpT>() : OpT();
+  auto got = op ? od::getSqueezeAxes(op) : std::nullopt;
   if (!got || ArrayRef<int64_t>(*got) != axes)
     return {};
   return op.getData();
@@ -280,10 +279,9 @@ struct LoopToSequence
         continue;
       }
       if (auto s = stateOut(p, out)) {
-        Value in = axesOp<od::UnsqueezeOp>(*s == Slot::H ? step.getH0()
-                                                          : step.getC0(),
-                                           {0});
-        if (in != arg)
+        Value start = *s == Slot::H ? step.getH0() : step.getC0();
+        Value in = start ? axesOp<od::UnsqueezeOp>(start, {0}) : Value();
+        if (!in || in != arg)
           return refuse(loop, "carried value " + Twine(j) +
                                   " is the layer's new state, but the layer "
                                   "does not start from it");
@@ -345,7 +343,9 @@ struct LoopToSequence
     Value X = gather.getData();
     auto seqType = dyn_cast<RankedTensorType>(X.getType());
     auto off = offsetOf(p, gather.getIndices());
-    if (!seqType || seqType.getRank() != 3 || !off || *off != 0)
+    if (!seqType || seqType.getRank() != 3 || !off || *off != 0 ||
+        failed(verifyCompatibleShape(seqType.getShape().drop_front(),
+                                     xt.getShape().drop_front())))
       return refuse(loop, "its layer does not read step k of a sequence "
                           "at iteration k");
 
@@ -405,10 +405,6 @@ struct LoopToSequence
     layer.getY().setType(RankedTensorType::get(
         {seqType.getDimSize(0), 1, yt.getDimSize(2), yt.getDimSize(3)},
         yt.getElementType()));
-    if (failed(mlir::verify(layer, /*verifyRecursively=*/false))) {
-      layer->erase();
-      return refuse(loop, "the layer over the whole sequence does not verify");
-    }
 
     SmallVector<Value> results;
     for (int64_t j = 0; j < p.numCarried; ++j)

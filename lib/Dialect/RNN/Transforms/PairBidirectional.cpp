@@ -127,7 +127,7 @@ Operation *reversalOfY(Value y, SmallVectorImpl<Operation *> &path) {
     if (auto rev = wholeReversal(user))
       return rev->first == v && rev->second == axis ? user : nullptr;
     if (auto sq = dyn_cast<od::SqueezeOp>(user)) {
-      auto axes = od::getConstantInts(sq.getAxes());
+      auto axes = od::getSqueezeAxes(sq);
       if (v != y || !axes || *axes != SmallVector<int64_t>{1})
         return nullptr;
     } else if (auto tr = dyn_cast<od::TransposeOp>(user)) {

@@ -43,12 +43,8 @@ rnn::SequenceOp successor(rnn::SequenceOp s) {
   auto sq = dyn_cast<od::SqueezeOp>(*s.getY().getUsers().begin());
   if (!sq || !sq->hasOneUse())
     return {};
-  std::optional<SmallVector<int64_t>> axes;
-  if (auto a = sq.getAxesAttr())
-    axes = SmallVector<int64_t>(a->begin(), a->end());
-  else if (!isa<NoneType>(sq.getAxes().getType()))
-    axes = od::getConstantInts(sq.getAxes());
-  if (!axes || axes->size() != 1 || ((*axes)[0] != 1 && (*axes)[0] != -3))
+  auto axes = od::getSqueezeAxes(sq);
+  if (!axes || axes->size() != 1 || (*axes)[0] != 1)
     return {};
   auto next = dyn_cast<rnn::SequenceOp>(*sq->getUsers().begin());
   if (!next || next.getX() != sq.getResult() || !compatible(s, next))

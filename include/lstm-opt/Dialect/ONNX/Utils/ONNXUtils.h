@@ -73,6 +73,12 @@ std::string getNodeName(mlir::Operation *op);
 /// Squeeze/Unsqueeze, Cast).
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
 
+/// The axes of a Squeeze or Unsqueeze (the input of opset 13 on, or the
+/// attribute before), negative ones counted from the end of the rank they
+/// refer to; std::nullopt for other ops, axes not known at compile time, or
+/// a Squeeze without axes.
+std::optional<llvm::SmallVector<int64_t>> getSqueezeAxes(mlir::Operation *op);
+
 /// A dimension of a tensor: `tensor`'s axis `axis`.
 struct DimRef {
   mlir::Value tensor;
