@@ -931,6 +931,8 @@ int runDriver(int argc, char **argv, StringRef inputPath, StringRef outputPath,
   } else {
     ONNXExportOptions options;
     options.runChecker = !noOnnxCheck;
+    if (isONNXFile(inputPath))
+      options.inputCheckerError = [&] { return checkONNXFile(inputPath); };
     if (failed(exportONNX(*module, os,
                           outFormat == Format::ONNX ? ONNXFileFormat::Binary
                                                     : ONNXFileFormat::Text,

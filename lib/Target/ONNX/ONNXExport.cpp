@@ -706,9 +706,23 @@ LogicalResult lstm_opt::exportONNX(ModuleOp module, llvm::raw_ostream &os,
       if (o.version() > proto::maxKnownOpset(o.domain()))
         knownOpsets = false;
     std::string err;
-    if (knownOpsets && !proto::checkModel(model, err))
-      return module.emitError() << "the exported model fails onnx's checker: "
-                                << err;
+    if (knownOpsets && !proto::checkModel(model, err)) {
+      auto diag = module.emitError()
+                  << "the exported model fails onnx's checker: " << err;
+      std::string inputErr =
+          options.inputCheckerError ? options.inputCheckerError() : "";
+      if (!inputErr.empty()) {
+        auto &note = diag.attachNote() << "the input model fails onnx's checker";
+        if (inputErr == err)
+          note << " the same way";
+        else
+          note << " too (" << inputErr << ")";
+        note << ": the exporter that wrote it made a model ONNX does not "
+                "accept (ONNX Runtime does not load it either); "
+                "--no-onnx-check writes lstm-opt's output anyway";
+      }
+      return diag;
+    }
   }
   if (format == ONNXFileFormat::Text) {
     os << proto::printModelText(model);

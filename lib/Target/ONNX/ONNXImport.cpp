@@ -1801,6 +1801,26 @@ lstm_opt::readDeclaredInputs(StringRef path, MLIRContext *context) {
   return inputs;
 }
 
+std::string lstm_opt::checkONNXFile(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return "";
+  MLIRContext ctx;
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  pb::ModelProto model;
+  if (failed(parseModel((*buffer)->getBuffer(), getONNXFileFormat(path),
+                        UnknownLoc::get(&ctx), model)))
+    return "";
+  if (model.ir_version() > proto::maxKnownIrVersion())
+    return "";
+  for (const auto &o : model.opset_import())
+    if (o.version() > proto::maxKnownOpset(o.domain()))
+      return "";
+  std::string err;
+  return proto::checkModel(model, err) ? "" : err;
+}
+
 OwningOpRef<ModuleOp> lstm_opt::importONNXFile(StringRef path,
                                                MLIRContext *context,
                                                const ONNXImportOptions &options) {

@@ -15,6 +15,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+#include <string>
+
 namespace lstm_opt {
 
 struct ONNXExportOptions {
@@ -22,6 +25,10 @@ struct ONNXExportOptions {
   bool writeValueInfo = true;
   /// Run onnx's checker on the result and fail if it complains.
   bool runChecker = true;
+  /// Where the checker fails: what it says of the input model ("" where it
+  /// accepts it), so that the error can say whether the fault was there
+  /// already. Optional; only called on failure.
+  std::function<std::string()> inputCheckerError;
 };
 
 /// Serializes `module` to `os` in the given format.

@@ -78,6 +78,11 @@ struct DeclaredInput {
 mlir::FailureOr<std::vector<DeclaredInput>>
 readDeclaredInputs(llvm::StringRef path, mlir::MLIRContext *context);
 
+/// What onnx's checker says of the model in `path` ("" when it accepts it,
+/// or when the file cannot be read, parsed, or has an opset newer than the
+/// checker knows).
+std::string checkONNXFile(llvm::StringRef path);
+
 /// Specialises an imported model for compilation with concrete inputs:
 ///  - the graph inputs named in `values` (int64 tensors of static shape,
 ///    such as a sample rate) read constants of those values inside the graph;
