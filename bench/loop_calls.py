@@ -80,16 +80,21 @@ def cases():
                 "(TorchScript)", lambda: ConditionedCellLoop(torch.nn.GRUCell, e, c, h, v),
                 inputs, False)
 
-    def scripted(t, b, i, h):
+    def scripted(t, b, i, h, dynamic=False):
         def inputs(rng):
             return {"x": rng.standard_normal((t, b, i)).astype(np.float32)}
-        return (f"torch.jit.script LSTMCell loop, ys.append(h) T{t} B{b} I{i} H{h} (ONNX Loop)",
+        # dynamic: exported with a time axis of unknown length (the Loop's
+        # trip count x.size(0) read from the shape when the model runs); the
+        # ONNX target keeps it dynamic, --target=cpu is given the shape.
+        return ((f"torch.jit.script LSTMCell loop, ys.append(h) T{t} B{b} I{i} H{h} "
+                 + ("(ONNX Loop, dynamic T)" if dynamic else "(ONNX Loop)")),
                 lambda: torch.jit.script(ScriptedLSTMCellLoop(i, h, False).eval()), inputs,
-                False)
+                "ts-dynamic-T" if dynamic else False)
 
     return [enc("GRU", 10, 1000, 128, False), enc("GRU", 50, 1000, 256, False),
             enc("LSTM", 50, 1000, 256, True), proj(100, 1, 80, 128, 128),
-            cond(50, 1, 1000, 128, 32, 256), scripted(100, 1, 64, 128)]
+            cond(50, 1, 1000, 128, 32, 256), scripted(100, 1, 64, 128),
+            scripted(100, 1, 64, 128, dynamic=True)]
 
 
 def export(path, model, feeds, dynamo):
@@ -99,8 +104,10 @@ def export(path, model, feeds, dynamo):
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         logging.disable(logging.WARNING)
-        kw = dict(dynamo=True, external_data=False, verbose=False) if dynamo else \
+        kw = dict(dynamo=True, external_data=False, verbose=False) if dynamo is True else \
             dict(dynamo=False, opset_version=18)
+        if dynamo == "ts-dynamic-T":
+            kw["dynamic_axes"] = {"x": {0: "T"}, "y": {0: "T"}}
         # The first output is y (the encoders also return their final state).
         torch.onnx.export(model, args, path, input_names=list(feeds), output_names=["y"], **kw)
         logging.disable(logging.NOTSET)
@@ -126,8 +133,11 @@ def main():
         lib = os.path.join(work, f"m{k}.so")
         feeds = inputs(np.random.default_rng(k))
         export(orig, model, feeds, dynamo)
+        shapes = [f"--input-shape={n}={'x'.join(map(str, v.shape))}" for n, v in feeds.items()] \
+            if dynamo == "ts-dynamic-T" else []
         for cmd in ([a.lstm_opt, orig, "-o", fused],
-                    [a.lstm_opt, orig, "--target=cpu", f"--threads={a.threads}", "-o", lib]):
+                    [a.lstm_opt, orig, "--target=cpu", f"--threads={a.threads}", "-o", lib]
+                    + shapes):
             subprocess.run(cmd, check=True, capture_output=True)
 
         def census(path):
