@@ -19,10 +19,8 @@ prints, per model and T, ONNX Runtime's median ms on both (one thread, batch
 """
 import argparse
 import os
-import platform
 import subprocess
 import sys
-import time
 
 import numpy as np
 
@@ -49,35 +47,11 @@ def export(out):
         print("wrote", name)
 
 
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def timing(d, lstm_opt, runs):
     import onnxruntime as ort
-    ort.set_default_logger_severity(3)
-
-    def session(path):
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = 1
-        so.inter_op_num_threads = 1
-        return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-
-    def median_ms(s, feeds):
-        for _ in range(5):
-            s.run(None, feeds)
-        ts = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            s.run(None, feeds)
-            ts.append(time.perf_counter() - t)
-        return 1e3 * float(np.median(ts))
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ort_unrolled_vs_fused import median_ms, session  # noqa: E402
+    from roundtrip_scale import cpu_name  # noqa: E402
 
     print(f"machine: {cpu_name()}, {os.cpu_count()} cores; onnxruntime {ort.__version__}, "
           f"1 thread, median of {runs}")
@@ -88,13 +62,13 @@ def timing(d, lstm_opt, runs):
         orig = os.path.join(d, f"keras_{name}.onnx")
         fused = os.path.join(d, f"keras_{name}.fused.onnx")
         subprocess.run([lstm_opt, orig, "-o", fused], check=True, capture_output=True)
-        a, b = session(orig), session(fused)
+        a, b = session(orig, 1), session(fused, 1)
         for T in (25, 100):
             feeds = {"x": np.random.default_rng(T).standard_normal((1, T, I)).astype(np.float32)}
             diff = float(np.max(np.abs(a.run(None, feeds)[0] - b.run(None, feeds)[0])))
             if diff > 1e-5:
                 sys.exit(f"{name} T{T}: fused differs by {diff}")
-            ta, tb = median_ms(a, feeds), median_ms(b, feeds)
+            ta, tb = median_ms(a, feeds, runs)[0], median_ms(b, feeds, runs)[0]
             label = {"gru": "GRU", "bigru": "Bidirectional(GRU)", "rnn": "SimpleRNN"}[name]
             print(f"| {label} | {T} | {ta:.3f} | {tb:.3f} | {ta / tb:.1f}x | {diff:.1e} |")
 
