@@ -409,7 +409,12 @@ LogicalResult ModelExporter::exportOp(Operation *op, pb::GraphProto &graph) {
                                 d)}));
           }
         }
-        if (failed(exportGraph(body, inNames, {}, outNames, outAttrs,
+        SmallVector<DictionaryAttr> inAttrs;
+        if (auto given =
+                yield->getAttrOfType<ArrayAttr>(od::attrs::kInputAttrs))
+          for (Attribute d : given)
+            inAttrs.push_back(dyn_cast<DictionaryAttr>(d));
+        if (failed(exportGraph(body, inNames, inAttrs, outNames, outAttrs,
                                yield.getValues(), sub, declared)))
           return failure();
       }

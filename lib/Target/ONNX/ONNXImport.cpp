@@ -218,8 +218,10 @@ private:
                                               size_t align, StringRef what);
   FailureOr<Attribute> convertAttribute(pb::AttributeProto &attr,
                                         StringRef what);
-  LogicalResult importGraph(pb::GraphProto &graph, Block *block, Scope &scope,
-                            bool isMain, SmallVectorImpl<Value> &outputs);
+  LogicalResult
+  importGraph(pb::GraphProto &graph, Block *block, Scope &scope, bool isMain,
+              SmallVectorImpl<Value> &outputs,
+              SmallVectorImpl<DictionaryAttr> *inputAttrs = nullptr);
   LogicalResult importNode(pb::NodeProto &node, int index, Scope &scope,
                            Block *block);
   LogicalResult topologicalOrder(const pb::GraphProto &graph,
@@ -1242,7 +1244,9 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
       Scope inner;
       inner.parent = &scope;
       SmallVector<Value> outs;
-      if (failed(importGraph(*g, body, inner, /*isMain=*/false, outs)))
+      SmallVector<DictionaryAttr> inAttrs;
+      if (failed(
+              importGraph(*g, body, inner, /*isMain=*/false, outs, &inAttrs)))
         return failure();
       SmallVector<StringRef> inNames, outNames;
       for (const auto &i : g->input())
@@ -1281,6 +1285,12 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
         yield->setAttr(od::attrs::kOutputDimParams,
                        builder.getArrayAttr(dimNames));
       }
+      // The inputs' dimension names, doc strings and metadata (a name alone
+      // is kept by input_names).
+      if (llvm::any_of(inAttrs, [](DictionaryAttr d) { return d.size() > 1; }))
+        yield->setAttr(od::attrs::kInputAttrs,
+                       builder.getArrayAttr(SmallVector<Attribute>(
+                           inAttrs.begin(), inAttrs.end())));
       if (!g->doc_string().empty())
         yield->setAttr(od::attrs::kDocString,
                        builder.getStringAttr(g->doc_string()));
@@ -1307,9 +1317,10 @@ LogicalResult ModelImporter::importNode(pb::NodeProto &node, int index,
   return success();
 }
 
-LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
-                                         Scope &scope, bool isMain,
-                                         SmallVectorImpl<Value> &outputs) {
+LogicalResult
+ModelImporter::importGraph(pb::GraphProto &graph, Block *block, Scope &scope,
+                           bool isMain, SmallVectorImpl<Value> &outputs,
+                           SmallVectorImpl<DictionaryAttr> *inputAttrs) {
   if (graph.sparse_initializer_size()) {
     error() << "graph '" << graph.name()
             << "' has sparse initializers, which lstm-opt does not support";
@@ -1365,6 +1376,8 @@ LogicalResult ModelImporter::importGraph(pb::GraphProto &graph, Block *block,
                                            func.getResultTypes()));
     func.setAllArgAttrs(argAttrs);
   }
+  if (inputAttrs)
+    inputAttrs->assign(argAttrs.begin(), argAttrs.end());
 
   // Initializers.
   {

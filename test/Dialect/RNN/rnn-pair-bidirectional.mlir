@@ -227,3 +227,55 @@ func.func @reversed_input_output_kept(%x: tensor<4x2x1xf32>) -> tensor<4x2x1xf32
   %sq = onnx.Squeeze(%y, %i1) : (tensor<4x1x2x1xf32>, tensor<1xi64>) -> tensor<4x2x1xf32>
   return %sq : tensor<4x2x1xf32>
 }
+
+// -----
+
+// PyTorch's x.flip(0) (a scripted backward direction): a Slice of step -1
+// from the last step past the first reverses the whole time axis, whatever
+// its size; the output flipped back the same way.
+// CHECK-LABEL: func.func @flipped_by_slice
+// CHECK-NOT: onnx.Slice(%arg0
+// CHECK: rnn.sequence gru bidirectional %arg0
+func.func @flipped_by_slice(%x: tensor<?x2x1xf32>) -> (tensor<?x1x2x1xf32>, tensor<?x2x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %st = onnx.initializer "start" dense<[-1]> : tensor<1xi64>
+  %en = onnx.initializer "end" dense<[-9223372036854775807]> : tensor<1xi64>
+  %ax = onnx.initializer "axis" dense<[0]> : tensor<1xi64>
+  %step = onnx.initializer "step" dense<[-1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{paired a forward and a reverse GRU layer into one bidirectional layer}}
+  %xr = onnx.Slice(%x, %st, %en, %ax, %step) : (tensor<?x2x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  // expected-remark @-1 {{a forward GRU layer over the time-reversed input, its output reversed back, is a reverse layer over the input}}
+  %sq = onnx.Squeeze(%yr, %i1) : (tensor<?x1x2x1xf32>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  %back = onnx.Slice(%sq, %st, %en, %ax, %step) : (tensor<?x2x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  return %yf, %back : tensor<?x1x2x1xf32>, tensor<?x2x1xf32>
+}
+
+// -----
+
+// A Slice of step -1 from the second-to-last step drops a step: not a
+// reversal of the whole axis, left as it is.
+// CHECK-LABEL: func.func @slice_drops_a_step
+// CHECK: rnn.sequence gru forward %arg0
+// CHECK: %[[XR:.*]] = onnx.Slice(%arg0
+// CHECK: rnn.sequence gru forward %[[XR]]
+func.func @slice_drops_a_step(%x: tensor<?x2x1xf32>) -> (tensor<?x1x2x1xf32>, tensor<?x2x1xf32>) {
+  %wf = onnx.initializer "Wf" dense<1.0> : tensor<1x3x1xf32>
+  %wr = onnx.initializer "Wr" dense<2.0> : tensor<1x3x1xf32>
+  %b = onnx.initializer "B" dense<0.5> : tensor<1x3xf32>
+  %i1 = onnx.initializer "i1" dense<[1]> : tensor<1xi64>
+  %st = onnx.initializer "start" dense<[-2]> : tensor<1xi64>
+  %en = onnx.initializer "end" dense<[-9223372036854775807]> : tensor<1xi64>
+  %ax = onnx.initializer "axis" dense<[0]> : tensor<1xi64>
+  %step = onnx.initializer "step" dense<[-1]> : tensor<1xi64>
+  %yf, %hf = rnn.sequence gru forward %x, %wf, %wf, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  %xr = onnx.Slice(%x, %st, %en, %ax, %step) : (tensor<?x2x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  %yr, %hr = rnn.sequence gru forward %xr, %wr, %wr, %b, %b {hidden_size = 1 : i64} : (tensor<?x2x1xf32>, tensor<1x3x1xf32>, tensor<1x3x1xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<?x1x2x1xf32>, tensor<1x2x1xf32>)
+  %sq = onnx.Squeeze(%yr, %i1) : (tensor<?x1x2x1xf32>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  %back = onnx.Slice(%sq, %st, %en, %ax, %step) : (tensor<?x2x1xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?x2x1xf32>
+  return %yf, %back : tensor<?x1x2x1xf32>, tensor<?x2x1xf32>
+}

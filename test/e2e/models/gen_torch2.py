@@ -934,6 +934,45 @@ def torch2_lstmcell_scripted_dyntime_op17():
         TORCH_LSTM_ORDER)
 
 
+class ScriptedBiLSTMCellFlip(nn.Module):
+    """Two scripted nn.LSTMCell loops, the backward one over x.flip(0), its stacked outputs
+    flipped back and concatenated with the forward one's (a hand-written bidirectional
+    LSTM)."""
+
+    def __init__(self, I, H):
+        super().__init__()
+        self.fwd = ScriptedLSTMCellLoop(I, H, False)
+        self.bwd = ScriptedLSTMCellLoop(I, H, False)
+
+    def forward(self, x):
+        yf, _ = self.fwd(x)
+        yb, _ = self.bwd(x.flip(0))
+        return torch.cat([yf, yb.flip(0)], 2)
+
+
+def torch2_bilstmcell_scripted_flip_dyntime_op18():
+    T, B, I, H, opset = 5, 2, 4, 6, 18
+    name = "torch2_bilstmcell_scripted_flip_dyntime_op18"
+    torch.manual_seed(SEED)
+    model = torch.jit.script(ScriptedBiLSTMCellFlip(I, H).eval())
+    f, got = export_ts(name, model, (torch.randn(T, B, I),), ["x"], ["y"], opset,
+                       dynamic_axes={"x": {0: "T"}, "y": {0: "T"}})
+    return entry(
+        f, EXPORTER_TS, got,
+        "torch.jit.script of a hand-written bidirectional LSTM: two nn.LSTMCell loops collecting "
+        "h by ys.append(h), the backward one over x.flip(0) with its stacked outputs flipped "
+        "back (Slices of step -1), exported with a dynamic time axis: two ONNX Loops over "
+        "x.size(0) steps. lstm-opt makes each Loop a layer, the backward one a reverse layer "
+        "over x, and pairs them into one bidirectional LSTM.",
+        {"x": ["T", B, I]},
+        {"y": ["T", B, 2 * H]},
+        expect("lstm", [layer("lstm", "T", H, I, direction="bidirectional", batch=B,
+                              time_major=True, initial_state="zero",
+                              step_extraction="two ONNX Loops over x.size(0) steps, one over "
+                                              "x.flip(0)")]),
+        TORCH_LSTM_ORDER)
+
+
 def torch2_lstm_manual_scripted_op17():
     f, got, T, B, I, H = _scripted_lstm("torch2_lstm_manual_scripted_op17", True)
     return entry(
@@ -974,6 +1013,7 @@ FIXTURES = [
     torch2_lstmcell_scripted_op17,
     torch2_lstm_manual_scripted_op17,
     torch2_lstmcell_scripted_dyntime_op17,
+    torch2_bilstmcell_scripted_flip_dyntime_op18,
 ]
 
 

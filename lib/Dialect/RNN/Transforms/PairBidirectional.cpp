@@ -5,8 +5,9 @@
 // (weights stacked along D, forward first). Each old result becomes a slice
 // of the joint result along the direction axis. Exact: a bidirectional layer
 // is defined as the two directions run independently. First, a forward layer
-// over ReverseSequence(X) whose Y is reversed back is made a reverse layer
-// over X (Keras' Bidirectional backward layer through tf2onnx).
+// over a time-reversed X (a whole-length ReverseSequence, or a Slice of step
+// -1) whose Y is reversed back is made a reverse layer over X (Keras'
+// Bidirectional backward layer through tf2onnx; x.flip(0) in PyTorch).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace lstm_opt::rnn {
@@ -59,12 +61,67 @@ bool sameInput(Value a, Value b, int depth = 0) {
       OperationEquivalence::IgnoreLocations);
 }
 
+/// Whether a reversal's result type says what its data's does (or less: an
+/// exporter may declare it unranked); a result read as a graph output must
+/// have the data's very type, since the data takes its place there.
+bool keepsShape(Value result, Value data) {
+  if (result.getType() == data.getType())
+    return true;
+  if (getElementTypeOrSelf(result.getType()) !=
+          getElementTypeOrSelf(data.getType()) ||
+      failed(verifyCompatibleShape(result.getType(), data.getType())))
+    return false;
+  return llvm::none_of(result.getUsers(), [](Operation *user) {
+    return user->hasTrait<OpTrait::IsTerminator>();
+  });
+}
+
+/// A Slice that reverses one whole axis (0 or 1) of a tensor of rank >= 2
+/// and keeps the rest: step -1 from the last element past the first (what
+/// PyTorch exports for x.flip(dim)). Returns its data input and the axis.
+std::optional<std::pair<Value, int64_t>> wholeReversingSlice(od::SliceOp slice) {
+  if (slice.getStartsAttrAttr() || slice.getEndsAttrAttr() ||
+      isa<NoneType>(slice.getAxes().getType()) ||
+      isa<NoneType>(slice.getSteps().getType()))
+    return std::nullopt;
+  Value data = slice.getData();
+  auto t = dyn_cast<RankedTensorType>(data.getType());
+  auto starts = od::getConstantInts(slice.getStarts());
+  auto ends = od::getConstantInts(slice.getEnds());
+  auto axes = od::getConstantInts(slice.getAxes());
+  auto steps = od::getConstantInts(slice.getSteps());
+  if (!t || t.getRank() < 2 || !starts || !ends || !axes || !steps ||
+      starts->size() != 1 || ends->size() != 1 || axes->size() != 1 ||
+      steps->size() != 1 || steps->front() != -1 ||
+      !keepsShape(slice.getResult(), data))
+    return std::nullopt;
+  int64_t axis = axes->front() < 0 ? axes->front() + t.getRank()
+                                   : axes->front();
+  if (axis != 0 && axis != 1)
+    return std::nullopt;
+  // With step -1 a start clamps to size - 1 and an end to -1 (before the
+  // first element): the start must be -1 or past the end, the end before
+  // -size (any size: below INT32_MIN where the size is not static).
+  int64_t size = t.getDimSize(axis);
+  int64_t start = starts->front(), end = ends->front();
+  bool fromLast = start == -1 || (ShapedType::isDynamic(size)
+                                      ? start >= INT32_MAX
+                                      : start >= size - 1);
+  bool toFirst = ShapedType::isDynamic(size) ? end <= INT32_MIN
+                                             : end <= -size - 1;
+  if (!fromLast || !toFirst)
+    return std::nullopt;
+  return std::make_pair(data, axis);
+}
+
 /// An ONNX ReverseSequence node over its whole time axis: every length is
 /// the axis's size (a constant equal to its static size, or the shape
 /// arithmetic exporters write for it: tf2onnx's ReverseV2, which reads the
 /// size from the shape where it is dynamic). Returns its data input and time
 /// axis.
 std::optional<std::pair<Value, int64_t>> wholeReversal(Operation *op) {
+  if (auto slice = dyn_cast_or_null<od::SliceOp>(op))
+    return wholeReversingSlice(slice);
   auto node = dyn_cast_or_null<od::NodeOp>(op);
   if (!node || !(node.getDomain().empty() || node.getDomain() == "ai.onnx") ||
       node.getOpType() != "ReverseSequence" || node.getInputs().size() != 2 ||
@@ -79,7 +136,7 @@ std::optional<std::pair<Value, int64_t>> wholeReversal(Operation *op) {
   auto t = dyn_cast<RankedTensorType>(data.getType());
   if (!t || t.getRank() < 2 || !llvm::is_contained({0, 1}, timeAxis) ||
       !llvm::is_contained({0, 1}, batchAxis) || timeAxis == batchAxis ||
-      op->getResult(0).getType() != data.getType())
+      !keepsShape(op->getResult(0), data))
     return std::nullopt;
   Value lensValue = node.getInputs()[1];
   auto lens = od::getConstantInts(lensValue);

@@ -107,6 +107,10 @@ inline constexpr llvm::StringLiteral kValueInfoType = "onnx.value_info_type";
 /// types are more precise.
 inline constexpr llvm::StringLiteral kOutputTypes = "onnx.output_types";
 inline constexpr llvm::StringLiteral kOutputDimParams = "onnx.output_dim_params";
+/// On a subgraph's onnx.yield: its inputs' declarations beyond their names
+/// (dimension names, doc strings, metadata; one dictionary per input, as a
+/// graph input's argument attributes), kept for a lossless round trip.
+inline constexpr llvm::StringLiteral kInputAttrs = "onnx.input_attrs";
 /// On the module: the file the model was read from (for messages).
 inline constexpr llvm::StringLiteral kSourceFile = "onnx.source_file";
 } // namespace attrs
