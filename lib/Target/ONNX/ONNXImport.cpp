@@ -490,13 +490,47 @@ static bool compatibleTypes(const pb::TypeProto &a, const pb::TypeProto &b,
 struct SubgraphDeclarations {
   struct Entry {
     pb::GraphProto *graph;
-    google::protobuf::RepeatedPtrField<pb::ValueInfoProto> outputs, infos;
+    google::protobuf::RepeatedPtrField<pb::ValueInfoProto> outputs, infos,
+        inputs;
   };
   std::vector<Entry> entries;
 
   explicit SubgraphDeclarations(pb::GraphProto &root) {
     for (pb::GraphProto *g : subgraphsOf(root))
-      entries.push_back({g, g->output(), g->value_info()});
+      entries.push_back({g, g->output(), g->value_info(), g->input()});
+  }
+
+  /// Inference may give a subgraph input's unknown dimensions names of its
+  /// own (unk__N): its inferred shape stays (the recogniser reads ranks and
+  /// sizes), the names go back to the declared ones.
+  void restoreInputDimNames() {
+    for (Entry &e : entries) {
+      pb::GraphProto &g = *e.graph;
+      if (g.input_size() != e.inputs.size())
+        continue;
+      for (int i = 0; i < g.input_size(); ++i) {
+        const pb::ValueInfoProto &d = e.inputs[i];
+        pb::ValueInfoProto &in = *g.mutable_input(i);
+        if (in.name() != d.name() || !in.type().has_tensor_type() ||
+            !in.type().tensor_type().has_shape())
+          continue;
+        auto *dims = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+        const pb::TensorShapeProto *declared =
+            d.type().has_tensor_type() && d.type().tensor_type().has_shape()
+                ? &d.type().tensor_type().shape()
+                : nullptr;
+        for (int k = 0; k < dims->dim_size(); ++k) {
+          pb::TensorShapeProto::Dimension &dim = *dims->mutable_dim(k);
+          if (!dim.has_dim_param())
+            continue;
+          if (declared && declared->dim_size() == dims->dim_size() &&
+              declared->dim(k).has_dim_param())
+            dim.set_dim_param(declared->dim(k).dim_param());
+          else
+            dim.clear_dim_param();
+        }
+      }
+    }
   }
 
   void restore() {
@@ -1624,6 +1658,7 @@ OwningOpRef<ModuleOp> ModelImporter::importModel(pb::ModelProto &model) {
       SubgraphDeclarations declaredSubgraphs(*model.mutable_graph());
       libraryInferred = proto::inferShapes(
           model, err, /*dataPropagation=*/!options.inputShapes.empty());
+      declaredSubgraphs.restoreInputDimNames();
       if (!libraryInferred)
         inferenceWarning = "ONNX shape inference failed (" + err + ")";
       if (options.inputShapes.empty()) {
