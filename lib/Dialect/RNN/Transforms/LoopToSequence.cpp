@@ -47,19 +47,13 @@ namespace od = lstm_opt::onnx;
 
 namespace {
 
-/// `v` through Identity nodes.
-Value skipIdentity(Value v) {
-  while (auto id = v ? v.getDefiningOp<od::IdentityOp>() : od::IdentityOp())
-    v = id.getInput();
-  return v;
-}
-
 /// The data `v` is a Squeeze/Unsqueeze (OpT) of, over exactly `axes`, or
 /// null.
 template <typename OpT>
 Value axesOp(Value v, ArrayRef<int64_t> axes) {
-  v = skipIdentity(v);
-  auto op = v ? v.template getDefiningOp<OpT>() : OpT();
+  if (!v)
+    return {};
+  auto op = od::skipIdentities(v).template getDefiningOp<OpT>();
   auto got = op ? od::getSqueezeAxes(op) : std::nullopt;
   if (!got || ArrayRef<int64_t>(*got) != axes)
     return {};
@@ -141,7 +135,7 @@ struct LoopToSequence
                                          int depth = 0) {
     if (depth > 8)
       return std::nullopt;
-    v = skipIdentity(v);
+    v = od::skipIdentities(v);
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       if (arg.getOwner() != p.body)
         return std::nullopt;
@@ -182,7 +176,7 @@ struct LoopToSequence
                              int depth = 0) {
     if (depth > 8)
       return false;
-    cond = skipIdentity(cond);
+    cond = od::skipIdentities(cond);
     if (auto c = scalarConstant(cond))
       return *c != 0;
     if (auto arg = dyn_cast<BlockArgument>(cond))
@@ -274,7 +268,7 @@ struct LoopToSequence
     for (int64_t j = 0; j < p.numCarried; ++j) {
       Value arg = p.body->getArgument(2 + j);
       Value out = p.yield->getOperand(1 + j);
-      if (skipIdentity(out) == arg) {
+      if (od::skipIdentities(out) == arg) {
         p.slots.push_back(Slot::Through);
         continue;
       }
@@ -290,7 +284,7 @@ struct LoopToSequence
       }
       // A list the body appends the new h to (TorchScript's ys.append(h)),
       // empty at first and read only stacked after the loop (torch.stack).
-      if (auto insert = nodeOfType(skipIdentity(out), "SequenceInsert")) {
+      if (auto insert = nodeOfType(od::skipIdentities(out), "SequenceInsert")) {
         auto st = insert.getInputs().size() == 2
                       ? stateOut(p, insert.getInputs()[1])
                       : std::nullopt;
@@ -304,13 +298,13 @@ struct LoopToSequence
         p.slots.push_back(Slot::List);
         continue;
       }
-      auto add = skipIdentity(out).getDefiningOp<od::AddOp>();
+      auto add = od::skipIdentities(out).getDefiningOp<od::AddOp>();
       auto init = scalarConstant(inputs[2 + j]);
       bool counter = false;
       if (add && init && *init == 0)
         for (int side = 0; side < 2; ++side) {
           auto c = scalarConstant(add->getOperand(1 - side));
-          if (c && *c == 1 && skipIdentity(add->getOperand(side)) == arg)
+          if (c && *c == 1 && od::skipIdentities(add->getOperand(side)) == arg)
             counter = true;
         }
       if (!counter)
@@ -336,7 +330,8 @@ struct LoopToSequence
     // The step's input: Unsqueeze(Gather(X, k), [0]), X outside the loop.
     Value gathered = axesOp<od::UnsqueezeOp>(step.getX(), {0});
     auto gather =
-        gathered ? skipIdentity(gathered).getDefiningOp<od::GatherOp>() : nullptr;
+        gathered ? od::skipIdentities(gathered).getDefiningOp<od::GatherOp>()
+                 : nullptr;
     if (!gather || gather.getAxis() != 0 || !isOutside(p, gather.getData()))
       return refuse(loop, "its layer does not read step k of a sequence "
                           "at iteration k");
