@@ -153,6 +153,7 @@ ConvertRNNToCPUPassOptions
 lstm_opt::cpuKernelOptions(const CPUPipelineOptions &options) {
   ConvertRNNToCPUPassOptions kernels;
   kernels.batchTile = options.batchTile;
+  kernels.gemmChunkSteps = options.gemmChunkSteps;
   kernels.threads = options.threads;
   kernels.vectorWidth = options.vectorWidth;
   kernels.vectorRegisters = options.vectorRegisters;

@@ -48,6 +48,14 @@ CompileOptions::CompileOptions(cl::OptionCategory &category,
                          "(1..8; default: as many as the target's vector "
                          "registers hold)"),
                 cl::init(0), cl::cat(category)),
+      gemmChunkSteps("gemm-chunk-steps",
+                     cl::desc("Steps per chunk of the kernels' hoisted input "
+                              "GEMM, computed just before those steps (0, "
+                              "the default: one GEMM over the sequence where "
+                              "its projections take at most 32 KiB, else "
+                              "chunks of about 32 KiB; N >= the steps: one "
+                              "GEMM)"),
+                     cl::init(0), cl::cat(category)),
       precision("precision",
                 cl::desc("The recurrent layers' precision: f32 (default: the "
                          "model's numbers); bf16 (weights stored as bf16, "
@@ -156,7 +164,8 @@ CompileOptions::boundInputs() const {
 std::vector<std::string> CompileOptions::compileOnlyGiven() const {
   std::vector<std::string> given;
   const llvm::cl::Option *compileOnly[] = {
-      &precision, &targetCPU,   &batchTile,        &cudnnDataType, &cudnnAlgo,
+      &precision, &targetCPU,   &batchTile,        &gemmChunkSteps,
+      &cudnnDataType, &cudnnAlgo,
       &gpuChip,   &gpuDesign,   &gpuUnitsPerBlock, &gpuGridSync,   &gpuWeights,
       std::addressof(shapes), &state};
   for (const llvm::cl::Option *o : compileOnly)
@@ -181,6 +190,9 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   if (batchTile < 0 || batchTile > 8)
     return llvm::createStringError("--batch-tile takes 0 to 8, not " +
                                    std::to_string(batchTile));
+  if (gemmChunkSteps < 0)
+    return llvm::createStringError("--gemm-chunk-steps takes 0 or more, not " +
+                                   std::to_string(gemmChunkSteps));
   // The values each pass takes, from the pass (one list each).
   if (llvm::Error e = oneOf("cudnn-data-type", cudnnDataType, cudnn::dataTypeNames()))
     return e;
@@ -224,6 +236,7 @@ llvm::Error CompileOptions::fill(cpu::CPUOptions &o) const {
   o.quantizedInt8 = !defaultGiven;
   o.threads = threadsOpt;
   o.batchTile = batchTile;
+  o.gemmChunkSteps = gemmChunkSteps;
   o.targetCPU = targetCPU;
   o.cudnnDataType = cudnnDataType;
   o.cudnnAlgo = cudnnAlgo;

@@ -148,6 +148,9 @@ def main():
     ap.add_argument("--lstm-run", required=True)
     ap.add_argument("--workdir")
     ap.add_argument("--precision", choices=["bf16", "int8"], default="bf16")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="an extra lstm-run flag (repeatable), e.g. "
+                         "--extra=--gemm-chunk-steps=2")
     ap.add_argument("--lstm-opt", help="also check lstm-opt's remark: its simulated "
                     "error against f32 within a factor of 20 of the measured one")
     ap.add_argument("--gpu-twin", action="store_true",
@@ -185,7 +188,7 @@ def main():
             twin = ["--gpu-kernels-on-cpu=persistent"] if a.gpu_twin else []
             proc = subprocess.run([a.lstm_run, path, "--inputs", inp, "--outputs", out,
                                    "--threads", str(k), "--precision=" + a.precision, "-q"]
-                                  + twin, capture_output=True, text=True)
+                                  + twin + a.extra, capture_output=True, text=True)
             if proc.returncode:
                 print(f"FAIL {name} threads={k}: exit {proc.returncode}\n{proc.stderr}")
                 failed += 1

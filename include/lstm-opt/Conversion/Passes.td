@@ -110,7 +110,8 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
   let description = [{
     Each `rnn.sequence` (or `rnn.input_projection` + `rnn.recurrence` pair)
     becomes a call to a generated function on memrefs: per direction one
-    hoisted input GEMM over all `T*B` rows, then per time step one recurrent
+    hoisted input GEMM over all `T*B` rows (in chunks of steps where
+    that scratch would be large: `gemm-chunk-steps`), then per time step one recurrent
     GEMM fused with all of the cell's pointwise math (biases, activations,
     clip, cell and hidden update, sequence lengths). Weights are packed at
     compile time into `memref.global` constants in the kernel's layout
@@ -139,6 +140,12 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "1); 1 = one block (k split into partial sums where the chains "
            "are few); N = N blocks, where N divides the blocks and the tile "
            "fits in the registers (else the automatic choice)">,
+    Option<"gemmChunkSteps", "gemm-chunk-steps", "int64_t", /*default=*/"0",
+           "Steps per chunk of the hoisted input GEMM: each chunk's "
+           "projections are computed just before its steps, into a scratch "
+           "of that many steps. 0 = automatic (one GEMM over the sequence "
+           "where its projections take at most 32 KiB, else chunks of about "
+           "32 KiB and at least 32 rows); N >= T: one GEMM">,
     Option<"l1CacheBytes", "l1-cache-bytes", "int64_t", /*default=*/"32768",
            "Level-1 data cache per core of the target, in bytes: where a "
            "thread's recurrent weights fit in it, block-tile=0 may tile "

@@ -106,6 +106,11 @@ struct CPUPipelineOptions
       llvm::cl::desc("Rows per register tile of the kernels' GEMMs; 0 = "
                      "automatic"),
       llvm::cl::init(0)};
+  Option<int64_t> gemmChunkSteps{
+      *this, "gemm-chunk-steps",
+      llvm::cl::desc("Steps per chunk of the kernels' hoisted input GEMM; "
+                     "0 = automatic"),
+      llvm::cl::init(0)};
   Option<int64_t> vectorWidth{
       *this, "vector-width",
       llvm::cl::desc("f32 lanes of a vector register of the target"),

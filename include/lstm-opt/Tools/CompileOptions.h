@@ -64,6 +64,7 @@ private:
   llvm::cl::list<std::string> bindings;
   llvm::cl::opt<unsigned> threadsOpt;
   llvm::cl::opt<int> batchTile;
+  llvm::cl::opt<int> gemmChunkSteps;
   llvm::cl::opt<std::string> precision;
   llvm::cl::opt<std::string> state;
   llvm::cl::opt<std::string> targetCPU;

@@ -4,8 +4,9 @@
 // memrefs, built from scf + vector ops:
 //
 //   for d in directions:
-//     P = X W[d]^T + bias            one GEMM over all T*B rows (hoisted)
 //     for s in 0 .. T-1:             the time loop
+//       if s % Tc == 0:              every Tc steps (Tc = T: once)
+//         P = X[s .. s+Tc) W[d]^T + bias    the hoisted input GEMM
 //       parallel for jb in H/V blocks:
 //         acc[b][g] = h_{s-1}[b] . Rp[d][jb][:, g, :]     recurrent GEMM
 //         fused epilogue: + P[t], activations, clip, c/h update, Y[t] store
@@ -19,7 +20,12 @@
 // threads, the same blocks every step). Weights are packed here, at compile
 // time.
 //
-// P is block-major, [H/V][T*B][G][V]. State lives in padded scratch
+// P is block-major, [H/V][Tc*B][G][V], its rows in step order (a reversed
+// direction's row s holds x at T-1-s, or at len-1-s with sequence_lens).
+// Tc is `gemm-chunk-steps`, or automatically the whole sequence unless its
+// P would pass 32 KiB: then chunks of about 32 KiB (at least 32 rows), so
+// that the scratch stays small whatever T and P is still cached when read.
+// State lives in padded scratch
 // buffers (h double-buffered [2][B][Hp], c [B][Hp], Hp = H rounded up to V); Y rows are stored masked when H is not
 // a multiple of V. With sequence_lens, rows past their length keep their
 // state and write zeros (selects, no branches).
@@ -82,6 +88,9 @@ struct KernelParams {
   /// Hidden blocks per tile of a step's GEMM (0: automatic, see
   /// LayerEmitter::blocksPerTile).
   int64_t blockTile = 0;
+  /// Steps per chunk of the input GEMM (0: automatic, see
+  /// LayerEmitter::chunkSteps).
+  int64_t gemmChunkSteps = 0;
   /// The target's level-1 data cache per core.
   int64_t l1CacheBytes = 32 << 10;
 };
@@ -124,7 +133,8 @@ public:
   LayerEmitter(ModuleOp module, const LayerSpec &spec, StringRef name,
                const KernelParams &kp)
       : module(module), s(spec), name(name.str()), batchTile(kp.batchTile),
-        blockTile(kp.blockTile), l1CacheBytes(kp.l1CacheBytes),
+        blockTile(kp.blockTile), gemmChunkSteps(kp.gemmChunkSteps),
+        l1CacheBytes(kp.l1CacheBytes),
         minWork(kp.minWork),
         registers(kp.registers), threads(kp.threads),
         cacheBytes(kp.cacheBytes), bf16(kp.bf16),
@@ -147,6 +157,38 @@ public:
 
   /// Rows per register tile of a GEMM over `g` gates.
   int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
+  /// Steps per chunk of the input GEMM, T for one GEMM over the sequence:
+  /// `gemm-chunk-steps`, or where the whole sequence's projections (P, f32,
+  /// B * G * Hp per step) would pass kChunkBytes, as many steps as about
+  /// kChunkBytes hold, at least kChunkMinRows rows, rounded up to whole
+  /// register tiles. A chunk's P is written just before its steps read it,
+  /// from the core's cache, and the scratch no longer grows with T (an IREE
+  /// dispatch's workspace is allocated at every call). The input GEMM's
+  /// weights are then read once per chunk instead of once: at least 32 rows
+  /// per chunk keeps that within the FMAs' time where they stay in the
+  /// core's cache (`cache-bytes`), at least 128 where they do not (LSTM T25
+  /// B4 H1024, 16 MiB of weights, one thread of an AMD Zen 4: chunks of 36
+  /// rows were 5-10% slower, read from the L3).
+  int64_t chunkSteps() const {
+    const int64_t T = s.T, B = s.B;
+    if (gemmChunkSteps > 0)
+      return std::min(gemmChunkSteps, T);
+    const int64_t rowBytes = B * s.G * s.hp() * 4;
+    if (T * rowBytes <= kChunkBytes)
+      return T;
+    const int64_t inputWeightBytes =
+        s.G * s.hp() * s.I * (int8 ? 1 : bf16 ? 2 : 4);
+    const int64_t minRows =
+        cacheBytes > 0 && inputWeightBytes > cacheBytes ? 4 * kChunkMinRows
+                                                       : kChunkMinRows;
+    int64_t n = std::max<int64_t>(kChunkBytes / rowBytes,
+                                  llvm::divideCeil(minRows, B));
+    const int64_t tile = tileFor(s.G);
+    for (int64_t i = 0; i < tile && (n * B) % tile != 0; ++i)
+      ++n;
+    return std::min(n, T);
+  }
+  static constexpr int64_t kChunkBytes = 32 << 10, kChunkMinRows = 32;
   /// Hidden blocks per register tile of a step's GEMM (single-phase steps).
   int64_t stepBlocksPerTile() const {
     return s.twoPhase() ? 1 : blocksPerTile(s.G);
@@ -249,8 +291,8 @@ private:
   ModuleOp module;
   const LayerSpec &s;
   std::string name;
-  int64_t batchTile, blockTile, l1CacheBytes, minWork, registers, threads,
-      cacheBytes;
+  int64_t batchTile, blockTile, gemmChunkSteps, l1CacheBytes, minWork,
+      registers, threads, cacheBytes;
   bool bf16, dot, int8, vnni;
   /// The dot products are AArch64's; with int8, `sdot`'s operands are
   /// signed (q itself, no compensation).
@@ -913,23 +955,61 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
   // for the input GEMM and for every step, and the threads meet at a
   // barrier after each step (after each phase of a two-phase GRU step).
   const bool team = usesTeam();
+  // The input GEMM in chunks of Tc steps (chunkSteps; Tc = T: one GEMM
+  // before the time loop).
+  const int64_t Tc = chunkSteps();
+  const bool chunked = Tc < T;
 
-  // 1. The hoisted input GEMM: P[jb][row][g][:] = X[row] . W[d] + bias.
-  auto inputGemm = [&](ImplicitLocOpBuilder &pb, Value jb) {
+  // Per batch row at step `step`: the time index it reads/writes and
+  // whether it runs (null without sequence_lens).
+  auto rowTimeAt = [&](ImplicitLocOpBuilder &ib, Value bi,
+                       Value step) -> std::pair<Value, Value> {
+    Value tFwd = step;
+    Value tRev = arith::SubIOp::create(ib, idx(ib, T - 1), step);
+    if (!s.hasLens)
+      return {rev ? tRev : tFwd, Value()};
+    Value len = arith::IndexCastOp::create(ib, ib.getIndexType(),
+                                           loadLen(ib, lens, bi));
+    Value active = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, step, len);
+    Value t = tFwd;
+    if (rev) {
+      Value lm1 = arith::SubIOp::create(ib, len, idx(ib, 1));
+      t = arith::SubIOp::create(ib, lm1, step);
+    }
+    return {arith::SelectOp::create(ib, active, t, step), active};
+  };
+
+  // 1. The hoisted input GEMM of steps s0 .. s0+n-1 (n = Tc, or the last
+  // chunk's rest):
+  // P[jb][(s - s0) * B + b][g][:] = X[t(s, b) * B + b] . W[d] + bias, where
+  // t(s, b) is the time row b reads at step s.
+  auto inputGemm = [&](ImplicitLocOpBuilder &pb, Value jb, Value s0, int64_t n) {
     Value col = arith::MulIOp::create(pb, jb, c16);
-    forEachRowTile(pb, T * B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
-      SmallVector<Value> rowIdx;
-      for (int64_t r = 0; r < rows; ++r)
-        rowIdx.push_back(arith::AddIOp::create(tb, row0, idx(tb, r)));
+    forEachRowTile(pb, n * B, tileFor(G), [&](ImplicitLocOpBuilder &tb, Value row0, int64_t rows) {
+      SmallVector<Value> rowIdx, xIdx;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value row = arith::AddIOp::create(tb, row0, idx(tb, r));
+        rowIdx.push_back(row);
+        if (!chunked && !rev && !s.hasLens) {
+          xIdx.push_back(row);
+          continue;
+        }
+        Value step = arith::AddIOp::create(
+            tb, s0, arith::DivUIOp::create(tb, row, idx(tb, B)));
+        Value bi = arith::RemUIOp::create(tb, row, idx(tb, B));
+        Value t = rowTimeAt(tb, bi, step).first;
+        xIdx.push_back(arith::AddIOp::create(
+            tb, arith::MulIOp::create(tb, t, idx(tb, B)), bi));
+      }
       auto acc = gemmTile(
           tb, wIn, d, jb, I, G, rows,
           [&](ImplicitLocOpBuilder &ib, int64_t r, Value k) -> Value {
             if (int8)
-              return quantOperand(ib, x, ValueRange{}, rowIdx[r], k);
-            return memref::LoadOp::create(ib, x, ValueRange{rowIdx[r], k});
+              return quantOperand(ib, x, ValueRange{}, xIdx[r], k);
+            return memref::LoadOp::create(ib, x, ValueRange{xIdx[r], k});
           },
           Value(), [&](ImplicitLocOpBuilder &ib, int64_t r) -> Value {
-            return memref::LoadOp::create(ib, xsbuf, ValueRange{rowIdx[r]});
+            return memref::LoadOp::create(ib, xsbuf, ValueRange{xIdx[r]});
           });
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t g = 0; g < G; ++g) {
@@ -940,8 +1020,25 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         }
     });
   };
-  if (!team)
-    forEachBlock(b, nb, T * B * I * G * s.hp(), minWork, inputGemm);
+  // Each chunk's GEMM over blocks lo..hi-1: a team's thread computes the
+  // blocks it owns (only it reads them: no barrier); alone, over all blocks,
+  // split across threads where a chunk's work is large enough.
+  auto chunkGemm = [&](ImplicitLocOpBuilder &gb, Value lo, Value hi, Value s0,
+                       int64_t n) {
+    if (!team) {
+      forEachBlock(gb, nb, n * B * I * G * s.hp(), minWork,
+                   [&](ImplicitLocOpBuilder &pb, Value jb) { inputGemm(pb, jb, s0, n); });
+      return;
+    }
+    scf::ForOp::create(gb, lo, hi, idx(gb, 1), ValueRange{},
+                       [&](OpBuilder &ob, Location loc, Value jb, ValueRange) {
+                         ImplicitLocOpBuilder ib(loc, ob);
+                         inputGemm(ib, jb, s0, n);
+                         scf::YieldOp::create(ib);
+                       });
+  };
+  if (!team && !chunked)
+    chunkGemm(b, Value(), Value(), c0i, T);
 
   // 2. Initial states (the padding lanes are kept at zero).
   auto fillState = [&](Value buf, ValueRange prefix, Value init,
@@ -1030,26 +1127,38 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     ImplicitLocOpBuilder sb(loc, ob);
     Value cur = arith::RemUIOp::create(sb, step, idx(sb, 2));
     Value nxt = arith::SubIOp::create(sb, idx(sb, 1), cur);
-    // Per batch row: the time index it reads/writes and whether it runs.
-    auto rowTime = [&](ImplicitLocOpBuilder &ib, Value bi) -> std::pair<Value, Value> {
-      Value tFwd = step;
-      Value tRev = arith::SubIOp::create(ib, idx(ib, T - 1), step);
-      if (!s.hasLens)
-        return {rev ? tRev : tFwd, Value()};
-      Value len = arith::IndexCastOp::create(ib, ib.getIndexType(),
-                                             loadLen(ib, lens, bi));
-      Value active = arith::CmpIOp::create(ib, arith::CmpIPredicate::slt, step, len);
-      Value t = tFwd;
-      if (rev) {
-        Value lm1 = arith::SubIOp::create(ib, len, idx(ib, 1));
-        t = arith::SubIOp::create(ib, lm1, step);
+    // The step's index within its chunk of P.
+    Value pStep = step;
+    if (chunked) {
+      pStep = arith::RemUIOp::create(sb, step, idx(sb, Tc));
+      Value first = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, pStep,
+                                          c0i);
+      auto ifOp = scf::IfOp::create(sb, first, /*withElse=*/false);
+      ImplicitLocOpBuilder gb(loc, ifOp.getThenBodyBuilder());
+      // A last, shorter chunk has a GEMM of its own row count.
+      if (int64_t rest = T % Tc) {
+        Value whole = arith::CmpIOp::create(gb, arith::CmpIPredicate::ule, step,
+                                            idx(gb, T - Tc));
+        auto ifWhole = scf::IfOp::create(gb, whole, /*withElse=*/true);
+        ImplicitLocOpBuilder wb(loc, ifWhole.getThenBodyBuilder());
+        chunkGemm(wb, lo, hi, step, Tc);
+        ImplicitLocOpBuilder rb(loc, ifWhole.getElseBodyBuilder());
+        chunkGemm(rb, lo, hi, step, rest);
+      } else {
+        chunkGemm(gb, lo, hi, step, Tc);
       }
-      return {arith::SelectOp::create(ib, active, t, step), active};
+    }
+    auto rowTime = [&](ImplicitLocOpBuilder &ib, Value bi) {
+      return rowTimeAt(ib, bi, step);
     };
-    auto pre = [&](ImplicitLocOpBuilder &ib, Value acc, Value t, Value bi,
-                   int64_t g, Value jb) -> Value {
-      Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
-      Value pv = vector::LoadOp::create(ib, vecType(), p, ValueRange{jb, row, idx(ib, g), c0i});
+    // Row b's row of P at this step.
+    auto pRow = [&](ImplicitLocOpBuilder &ib, Value bi) -> Value {
+      return arith::AddIOp::create(ib, arith::MulIOp::create(ib, pStep, idx(ib, B)), bi);
+    };
+    auto pre = [&](ImplicitLocOpBuilder &ib, Value acc, Value bi, int64_t g,
+                   Value jb) -> Value {
+      Value pv = vector::LoadOp::create(ib, vecType(), p,
+                                        ValueRange{jb, pRow(ib, bi), idx(ib, g), c0i});
       return arith::AddFOp::create(ib, acc, pv);
     };
     // P[jb][t*B + b] of a tile's rows was written by the input GEMM long
@@ -1059,8 +1168,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     auto prefetchP = [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> rowIdx,
                          ArrayRef<int64_t> gates, Value jb) {
       for (Value bi : rowIdx) {
-        Value t = rowTime(ib, bi).first;
-        Value row = arith::AddIOp::create(ib, arith::MulIOp::create(ib, t, idx(ib, B)), bi);
+        Value row = pRow(ib, bi);
         for (int64_t g : gates)
           memref::PrefetchOp::create(ib, p, ValueRange{jb, row, idx(ib, g), c0i},
                                      /*isWrite=*/false, /*localityHint=*/3,
@@ -1137,7 +1245,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
             Value bi = rowIdx[r];
             Value t, active; // (a lambda does not capture structured bindings)
             std::tie(t, active) = rowTime(tb, bi);
-            auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], t, bi, g, jb); };
+            auto a = [&](int64_t g) { return pre(tb, acc[r * G + g], bi, g, jb); };
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew;
             if (s.isLSTM()) {
@@ -1167,8 +1275,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
               Value z = activate(tb, acts[0], clip(tb, a(1)));
               Value bn = vector::LoadOp::create(tb, vecType(), bRecN, ValueRange{dIdx, col});
               Value hn2 = arith::AddFOp::create(tb, acc[r * G + 2], bn);
-              Value row = arith::AddIOp::create(tb, arith::MulIOp::create(tb, t, idx(tb, B)), bi);
-              Value pn = vector::LoadOp::create(tb, vecType(), p, ValueRange{jb, row, idx(tb, 2), c0i});
+              Value pn = vector::LoadOp::create(tb, vecType(), p,
+                                                ValueRange{jb, pRow(tb, bi), idx(tb, 2), c0i});
               Value n = activate(tb, acts[1], clip(tb, arith::AddFOp::create(
                                                       tb, pn, arith::MulFOp::create(tb, rg, hn2))));
               // h = (1 - z) * n + z * h_prev
@@ -1200,8 +1308,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
-            Value rg = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2], t, bi, 0, jb)));
-            Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], t, bi, 1, jb)));
+            Value rg = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2], bi, 0, jb)));
+            Value z = activate(tb, acts[0], clip(tb, pre(tb, acc[r * 2 + 1], bi, 1, jb)));
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             vector::StoreOp::create(tb, z, zbuf, ValueRange{bi, col});
             // (r * h feeds the n gate's GEMM alone: stored rounded.)
@@ -1239,7 +1347,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
           for (int64_t r = 0; r < rows; ++r) {
             Value bi = rowIdx[r];
             auto [t, active] = rowTime(tb, bi);
-            Value n = activate(tb, acts[1], clip(tb, pre(tb, acc[r], t, bi, 2, jb)));
+            Value n = activate(tb, acts[1], clip(tb, pre(tb, acc[r], bi, 2, jb)));
             Value z = vector::LoadOp::create(tb, vecType(), zbuf, ValueRange{bi, col});
             Value hPrev = vector::LoadOp::create(tb, vecType(), hbuf, ValueRange{cur, bi, col});
             Value hNew = arith::AddFOp::create(
@@ -1286,12 +1394,8 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     Value hi = arith::DivUIOp::create(
         tb, arith::MulIOp::create(tb, arith::AddIOp::create(tb, me, idx(tb, 1)), nbv),
         all);
-    scf::ForOp::create(tb, lo, hi, idx(tb, 1), ValueRange{},
-                       [&](OpBuilder &ob, Location loc, Value jb, ValueRange) {
-                         ImplicitLocOpBuilder ib(loc, ob);
-                         inputGemm(ib, jb);
-                         scf::YieldOp::create(ib);
-                       });
+    if (!chunked)
+      chunkGemm(tb, lo, hi, c0i, T);
     timeLoop(tb, lo, hi, me);
     omp::TerminatorOp::create(tb);
   }
@@ -1392,10 +1496,10 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
     bPeep = global(b, "Peep", {D, 3, hp}, pp);
   }
 
-  // P block-major, [H/V][T*B][G][V]: the input GEMM of a block writes one
+  // P block-major, [H/V][Tc*B][G][V]: the input GEMM of a block writes one
   // contiguous run, and a step's epilogue reads B * G * V contiguous floats
   // per block.
-  p = alloc(b, {nb, T * B, G, s.vec});
+  p = alloc(b, {nb, chunkSteps() * B, G, s.vec});
   hbuf = alloc(b, {2, B, hp});
   SmallVector<Value> scratch = {p, hbuf};
   if (bf16)
@@ -1578,6 +1682,10 @@ LogicalResult lowerLayer(OpTy op, const LayerOperands &in, ModuleOp module,
                    << " KiB"
                    << (emitter.streamsDown() ? ": odd steps read them backwards"
                                              : "")
+                   << (emitter.chunkSteps() < s.T
+                           ? "; input GEMM in chunks of " +
+                                 std::to_string(emitter.chunkSteps()) + " steps"
+                           : "")
                    << precision << lowError;
 
   // The call site: tensors in and out through bufferization casts.
@@ -1705,7 +1813,8 @@ struct ConvertRNNToCPUPass
     for (auto [name, value] :
          {std::pair<StringRef, int64_t>{"cache-bytes", cacheBytes},
           {"l1-cache-bytes", l1CacheBytes},
-          {"block-tile", blockTile}}) {
+          {"block-tile", blockTile},
+          {"gemm-chunk-steps", gemmChunkSteps}}) {
       if (value < 0) {
         module.emitError() << "convert-rnn-to-cpu: " << name
                            << " must be >= 0, not " << value;
@@ -1732,6 +1841,7 @@ struct ConvertRNNToCPUPass
                               precision == "int8", int8Dot,
                               dotIsa == "aarch64"};
     params.blockTile = blockTile;
+    params.gemmChunkSteps = gemmChunkSteps;
     params.l1CacheBytes = l1CacheBytes;
     auto lower = [&](Operation *op, const LayerOperands &in) {
       if (auto seq = dyn_cast<rnn::SequenceOp>(op))

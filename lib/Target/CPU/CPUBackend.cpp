@@ -615,6 +615,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.recognize = options.recognize;
   p.threads = options.threads;
   p.batchTile = options.batchTile;
+  p.gemmChunkSteps = options.gemmChunkSteps;
   p.precision = options.precision;
   p.layerPrecisions = options.layerPrecisions;
   // The kernels' vector shape from the target (the defaults, AVX-512's, if

@@ -4,8 +4,11 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="parallel-min-work=0 batch-tile=2 block-tile=1 cache-bytes=1024" --canonicalize --cse --split-input-file | FileCheck %s --check-prefix=BACK
 // RUN: lstm-opt %s --convert-rnn-to-cpu="l1-cache-bytes=8192" --canonicalize --split-input-file | FileCheck %s --check-prefix=L1
 // RUN: lstm-opt %s --convert-rnn-to-cpu --cse --split-input-file | FileCheck %s --check-prefix=READ
+// RUN: lstm-opt %s --convert-rnn-to-cpu="gemm-chunk-steps=3" --canonicalize --split-input-file | FileCheck %s --check-prefix=CHUNK
 // RUN: %expect-exit 1 lstm-opt %s --convert-rnn-to-cpu="block-tile=-1" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADTILE
 // BADTILE: convert-rnn-to-cpu: block-tile must be >= 0, not -1
+// RUN: %expect-exit 1 lstm-opt %s --convert-rnn-to-cpu="gemm-chunk-steps=-2" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADCHUNK
+// BADCHUNK: convert-rnn-to-cpu: gemm-chunk-steps must be >= 0, not -2
 
 // A GRU with the reset before the recurrent GEMM: two phases per step, each
 // with its packed weights [D][H/16][H][G'][16]; hidden 18 pads to 32.
@@ -21,6 +24,25 @@
 // TEAM:       omp.barrier
 // TEAM-NEXT: }
 // TEAM-NEXT: omp.terminator
+// The input GEMM in chunks of 3 steps (T = 5, B = 2): P holds 3 * 2 rows,
+// filled at steps 0 and 3 (the last chunk, 2 steps, has a GEMM of its own),
+// its rows in step order: the reverse direction's input GEMM reads x at
+// time 4 - s for step s.
+// CHUNK-LABEL: func.func private @__lstm_opt_layer(
+// CHUNK:   %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x6x3x16xf32>
+// CHUNK:   scf.for %[[S:.*]] = %c0 to %c5 step %c1 {
+// CHUNK:     %[[IN:.*]] = arith.remui %[[S]], %c3 : index
+// CHUNK:     %[[FIRST:.*]] = arith.cmpi eq, %[[IN]], %c0 : index
+// CHUNK:     scf.if %[[FIRST]] {
+// CHUNK:       %[[WHOLE:.*]] = arith.cmpi ule, %[[S]], %c2 : index
+// CHUNK:       scf.if %[[WHOLE]] {
+// CHUNK:         arith.subi %c4, %[[S]] : index
+// CHUNK-COUNT-18: vector.store %{{.*}}, %[[P]]
+// CHUNK:       } else {
+// CHUNK-COUNT-12: vector.store %{{.*}}, %[[P]]
+// CHUNK:       }
+// CHUNK:     }
+// CHUNK:     arith.muli %[[IN]], %c2 : index
 // CHECK-LABEL: func.func @gru(
 // CHECK:   %[[X:.*]] = bufferization.to_buffer %arg0 read_only
 // CHECK:   %[[XR:.*]] = memref.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : memref<5x2x3xf32> into memref<10x3xf32>
@@ -38,14 +60,16 @@
 // CHECK:   scf.for
 // CHECK:     %{{.*}}:24 = scf.for {{.*}} iter_args(
 // CHECK-COUNT-24: vector.fma
-// The time loop, reverse: t = 4 - s.
+// The time loop. P's rows are in step order (the input GEMM read x at
+// t = 4 - s for them), so the step reads P at row s.
 // CHECK:   scf.for %[[S:.*]] = %c0 to %c5 step %c1 {
-// CHECK:     arith.subi %c4, %[[S]]
 // The gates' sigmoid in the kernel form of rnn::emitActivation:
 // 0.5 + 0.5 tanh(x / 2) (a model's own Sigmoid nodes get the reference form:
 // convert-onnx-to-linalg.mlir).
 // CHECK:   %[[T:.*]] = math.tanh %{{.*}} : vector<16xf32>
 // CHECK:   math.fma %[[T]], %{{.*}}, %{{.*}} : vector<16xf32>
+// Reverse: Y's row is t = 4 - s.
+// CHECK:     arith.subi %c4, %[[S]]
 // CHECK:   math.tanh
 // CHECK-NOT: scf.parallel
 // CHECK:   return

@@ -41,6 +41,8 @@ struct CPUOptions {
   bool otherTeams = false;
   /// Rows per register tile of the generated GEMMs; 0 = automatic.
   int64_t batchTile = 0;
+  /// Steps per chunk of the generated input GEMM; 0 = automatic.
+  int64_t gemmChunkSteps = 0;
   /// The recurrent layers' weight precision: "f32" (the model's numbers),
   /// "bf16" (weights stored as bf16, x and h rounded to bf16 for the
   /// products; accumulation, gates and states f32) or "int8" (weights int8
