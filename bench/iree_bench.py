@@ -49,7 +49,10 @@ def cpu():
                  if l.startswith("model name")), platform.processor())
     flags = next((l for l in open("/proc/cpuinfo") if l.startswith("flags")), "").split()
     isa = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else platform.machine()
-    return f"{name} ({isa})"
+    isa += "".join(f", {f.upper()}" for f in ("avx512_bf16", "avx512_vnni", "amx_tile") if f in flags)
+    fam = {k: next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                    if l.split(":")[0].strip() == k), "?") for k in ("cpu family", "model")}
+    return f"{name}, family {fam['cpu family']} model {fam['model']} ({isa})"
 
 
 def time_iree(vmfb, mlir, args, driver, runs):
