@@ -23,7 +23,7 @@
 // P is block-major, [H/V][Tc*B][G][V], its rows in step order (a reversed
 // direction's row s holds x at T-1-s, or at len-1-s with sequence_lens).
 // Tc is `gemm-chunk-steps`, or automatically the whole sequence unless its
-// P would pass 32 KiB: then chunks of about 32 KiB (at least 32 rows), so
+// P would pass 32 KiB: then chunks of about 32 KiB (see chunkSteps), so
 // that the scratch stays small whatever T and P is still cached when read.
 // State lives in padded scratch
 // buffers (h double-buffered [2][B][Hp], c [B][Hp], Hp = H rounded up to V); Y rows are stored masked when H is not
@@ -1161,8 +1161,10 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
                                         ValueRange{jb, pRow(ib, bi), idx(ib, g), c0i});
       return arith::AddFOp::create(ib, acc, pv);
     };
-    // P[jb][t*B + b] of a tile's rows was written by the input GEMM long
-    // before and is read once, by the epilogue, from far from the core.
+    // P[jb][s*B + b] of a tile's rows (s: the step within its chunk) was
+    // written by the input GEMM before the chunk's first step, with one GEMM
+    // over the sequence long before, and is read once, by the epilogue,
+    // maybe from far from the core.
     // Prefetching its lines (one per row and gate) before the tile's GEMM
     // hides that latency behind the FMAs.
     auto prefetchP = [&](ImplicitLocOpBuilder &ib, ArrayRef<Value> rowIdx,
