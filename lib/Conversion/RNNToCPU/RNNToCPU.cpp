@@ -154,6 +154,17 @@ public:
   bool usesTeam() const {
     return threads > 1 && s.nb() > 1 && s.B * s.G * s.hp() * s.H >= minWork;
   }
+  /// int8 on a team: whether each thread keeps the quantized h (and a GRU's
+  /// r * h) of its own, on its stack, and quantizes the whole h into it
+  /// after the step's barrier, instead of its blocks into a shared copy
+  /// behind a second barrier. Where those copies are small (kOwnQuantBytes):
+  /// a few hundred values quantized twice cost less than a barrier; the
+  /// whole h of a large batch would not.
+  bool ownQuant() const {
+    int64_t perQ = vnni ? 1 : 4;
+    int64_t bytes = (2 + (s.twoPhase() ? 1 : 0)) * s.B * (s.hp() * perQ + 4);
+    return int8 && usesTeam() && bytes <= kOwnQuantBytes;
+  }
 
   /// Rows per register tile of a GEMM over `g` gates.
   int64_t rowsPerTile(int64_t g) const { return tileFor(g); }
@@ -189,6 +200,7 @@ public:
     return std::min(n, T);
   }
   static constexpr int64_t kChunkBytes = 32 << 10, kChunkMinRows = 32;
+  static constexpr int64_t kOwnQuantBytes = 32 << 10;
   /// Hidden blocks per register tile of a step's GEMM (single-phase steps).
   int64_t stepBlocksPerTile() const {
     return s.twoPhase() ? 1 : blocksPerTile(s.G);
@@ -1072,7 +1084,10 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     fillState(hrbuf, ValueRange{c0i}, h0, /*round=*/true);
   // int8: h (slot `which` of hbuf) quantized into the same slot of hrbuf,
   // scales in hsbuf: every thread finds each row's range, quantizes its
-  // blocks lo..hi-1 (`writer` stores the scales).
+  // blocks lo..hi-1 (`writer` stores the scales). With ownQuant, each
+  // thread quantizes every block into copies of its own (lo..hi: all
+  // blocks, no writer): the same numbers in each copy.
+  const bool ownQ = ownQuant();
   auto quantizeH = [&](ImplicitLocOpBuilder &qb, Value src, ValueRange srcAt,
                        Value dst, Value scales, ValueRange scaleAt, Value lo,
                        Value hi, Value writer) {
@@ -1096,7 +1111,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         },
         writer);
   };
-  if (int8)
+  if (int8 && !ownQ)
     quantizeH(b, hbuf, ValueRange{c0i}, hrbuf, hsbuf, ValueRange{c0i}, c0i,
               idx(b, nb), Value());
   if (s.isLSTM())
@@ -1192,8 +1207,10 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     };
     // int8 on a team: thread 0 stores the scales; alone: always.
     Value writer;
-    if (int8 && me)
+    if (int8 && me && !ownQ)
       writer = arith::CmpIOp::create(sb, arith::CmpIPredicate::eq, me, c0i);
+    // The blocks this thread quantizes.
+    Value qlo = ownQ ? c0i : lo, qhi = ownQ ? idx(sb, nb) : hi;
     // The final write of a row: h into the state and Y.
     auto finish = [&](ImplicitLocOpBuilder &ib, Value bi, Value col, Value t,
                       Value active, Value hNew, Value hPrev) {
@@ -1323,9 +1340,10 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
       });
       sync(sb);
       if (int8) {
-        quantizeH(sb, rhbuf, ValueRange{}, rhqbuf, rhsbuf, ValueRange{}, lo, hi,
-                  writer);
-        sync(sb);
+        quantizeH(sb, rhbuf, ValueRange{}, rhqbuf, rhsbuf, ValueRange{}, qlo,
+                  qhi, writer);
+        if (!ownQ)
+          sync(sb);
       }
       forEachBlockAlternating(sb, lo, hi, step,
                    [&](ImplicitLocOpBuilder &pb, Value jb, Value down) {
@@ -1363,10 +1381,13 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
     sync(sb);
     if (int8) {
       // The new h quantized for the next step, after every thread wrote
-      // its blocks, before any reads it.
-      quantizeH(sb, hbuf, ValueRange{nxt}, hrbuf, hsbuf, ValueRange{nxt}, lo,
-                hi, writer);
-      sync(sb);
+      // its blocks, before any reads it. With copies of its own, no thread
+      // reads another's: the next step writes the other slot of hbuf, and
+      // the step after it this slot only past the next step's barrier.
+      quantizeH(sb, hbuf, ValueRange{nxt}, hrbuf, hsbuf, ValueRange{nxt}, qlo,
+                qhi, writer);
+      if (!ownQ)
+        sync(sb);
     }
     scf::YieldOp::create(sb);
   });
@@ -1398,7 +1419,27 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         all);
     if (!chunked)
       chunkGemm(tb, lo, hi, c0i, T);
+    // ownQuant: the thread's own quantized h (and a GRU's r * h) on its
+    // stack, from the initial state (hbuf, filled before the team).
+    Value sharedH = hrbuf, sharedHs = hsbuf, sharedRh = rhqbuf,
+          sharedRhs = rhsbuf;
+    if (ownQ) {
+      auto stack = [&](ArrayRef<int64_t> shape, Type elt) -> Value {
+        return memref::AllocaOp::create(tb, MemRefType::get(shape, elt),
+                                        tb.getI64IntegerAttr(64));
+      };
+      Type qElt = vnni ? Type(tb.getI8Type()) : Type(tb.getF32Type());
+      hrbuf = stack({2, B, s.hp()}, qElt);
+      hsbuf = stack({2, B}, tb.getF32Type());
+      if (s.twoPhase()) {
+        rhqbuf = stack({B, s.hp()}, qElt);
+        rhsbuf = stack({B}, tb.getF32Type());
+      }
+      quantizeH(tb, hbuf, ValueRange{c0i}, hrbuf, hsbuf, ValueRange{c0i}, c0i,
+                idx(tb, nb), Value());
+    }
     timeLoop(tb, lo, hi, me);
+    hrbuf = sharedH, hsbuf = sharedHs, rhqbuf = sharedRh, rhsbuf = sharedRhs;
     omp::TerminatorOp::create(tb);
   }
 
@@ -1506,7 +1547,8 @@ func::FuncOp LayerEmitter::emit(ArrayRef<float> w, ArrayRef<float> r,
   SmallVector<Value> scratch = {p, hbuf};
   if (bf16)
     scratch.push_back(hrbuf = alloc(b, {2, B, hp}));
-  if (int8) {
+  // (With ownQuant, each thread's own: emitDirection.)
+  if (int8 && !ownQuant()) {
     scratch.push_back(hrbuf = allocQuant(b, {2, B, hp}));
     scratch.push_back(hsbuf = alloc(b, {2, B}));
     if (s.twoPhase()) {

@@ -1,6 +1,7 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=16" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=VNNI
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 vector-width=8" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=WIDE
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK8
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8 parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=TEAM
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SDOT
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK4
 // layer-precision: the layer at loc("layer") f32, the other int8 (one
@@ -79,4 +80,78 @@ func.func @gru(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x4xf32> {
   %b = onnx.initializer "B" dense<0.125> : tensor<1x12xf32>
   %y, %hn = rnn.sequence gru forward %x, %w, %r, %b, %b {hidden_size = 4 : i64} : (tensor<3x2x5xf32>, tensor<1x12x5xf32>, tensor<1x12x4xf32>, tensor<1x12xf32>, tensor<1x12xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>) loc("gru")
   return %y : tensor<3x1x2x4xf32>
+}
+
+// -----
+
+// On an OpenMP team (threads=2, two hidden blocks of 8), each thread
+// keeps the quantized h of its own on its stack and quantizes the whole new
+// h into it after the step's barrier: one barrier per step, none after the
+// quantization (no thread reads another's copy).
+// TEAM-LABEL: func.func private @__lstm_opt_team_lstm(
+// TEAM-NOT:   memref<2x2x16xi8>
+// TEAM:       omp.parallel
+// TEAM:         %[[HQ:.*]] = memref.alloca() {alignment = 64 : i64} : memref<2x2x16xi8>
+// TEAM:         %[[HS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<2x2xf32>
+// TEAM:         scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// TEAM:           vector.load %[[HQ]]
+// TEAM:           memref.load %[[HS]]
+// TEAM:           omp.barrier
+// TEAM-NOT:       omp.barrier
+// TEAM:           memref.store %{{.*}}, %[[HS]]
+// TEAM:           vector.store %{{.*}}, %[[HQ]]
+// TEAM-NOT:       omp.barrier
+// TEAM:         omp.terminator
+func.func @team_lstm(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x16xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x64x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x64x16xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x64xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 16 : i64} : (tensor<3x2x5xf32>, tensor<1x64x5xf32>, tensor<1x64x16xf32>, tensor<1x64xf32>, tensor<1x64xf32>) -> (tensor<3x1x2x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>) loc("team_lstm")
+  return %y : tensor<3x1x2x16xf32>
+}
+
+// -----
+
+// A GRU with the reset before its matmul on a team: r * h is quantized by
+// every thread into its own copy too, so each step has the barrier after
+// each phase and no other.
+// TEAM-LABEL: func.func private @__lstm_opt_team_gru(
+// TEAM:       omp.parallel
+// TEAM:         memref.alloca() {alignment = 64 : i64} : memref<2x2x16xi8>
+// TEAM:         memref.alloca() {alignment = 64 : i64} : memref<2x2xf32>
+// TEAM:         %[[RHQ:.*]] = memref.alloca() {alignment = 64 : i64} : memref<2x16xi8>
+// TEAM:         scf.for %{{.*}} = %c0 to %c3 step %c1 {
+// TEAM:           omp.barrier
+// TEAM:           vector.store %{{.*}}, %[[RHQ]]
+// TEAM:           vector.load %[[RHQ]]
+// TEAM:           omp.barrier
+// TEAM-NOT:       omp.barrier
+// TEAM:         omp.terminator
+func.func @team_gru(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x16xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x48x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x48x16xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x48xf32>
+  %y, %hn = rnn.sequence gru forward %x, %w, %r, %b, %b {hidden_size = 16 : i64} : (tensor<3x2x5xf32>, tensor<1x48x5xf32>, tensor<1x48x16xf32>, tensor<1x48xf32>, tensor<1x48xf32>) -> (tensor<3x1x2x16xf32>, tensor<1x2x16xf32>) loc("team_gru")
+  return %y : tensor<3x1x2x16xf32>
+}
+
+// -----
+
+// A batch whose quantized h passes 32 KiB: one shared copy, each thread
+// quantizing its blocks (thread 0 storing the scales), and a second
+// barrier before any thread reads it (T = 1: no time loop).
+// TEAM-LABEL: func.func private @__lstm_opt_team_wide(
+// TEAM:       memref.alloc() {alignment = 64 : i64} : memref<2x1000x16xi8>
+// TEAM:       omp.parallel
+// TEAM-NOT:     memref.alloca
+// TEAM:         omp.barrier
+// TEAM:         scf.if
+// TEAM:         omp.barrier
+// TEAM-NEXT:    omp.terminator
+func.func @team_wide(%x: tensor<1x1000x5xf32>) -> tensor<1x1x1000x16xf32> {
+  %w = onnx.initializer "W" dense<0.5> : tensor<1x64x5xf32>
+  %r = onnx.initializer "R" dense<0.25> : tensor<1x64x16xf32>
+  %b = onnx.initializer "B" dense<0.125> : tensor<1x64xf32>
+  %y, %hn, %cn = rnn.sequence lstm forward %x, %w, %r, %b, %b {hidden_size = 16 : i64} : (tensor<1x1000x5xf32>, tensor<1x64x5xf32>, tensor<1x64x16xf32>, tensor<1x64xf32>, tensor<1x64xf32>) -> (tensor<1x1x1000x16xf32>, tensor<1x1000x16xf32>, tensor<1x1000x16xf32>) loc("team_wide")
+  return %y : tensor<1x1x1000x16xf32>
 }
