@@ -268,20 +268,24 @@ FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
   if (!qa || (zeroPoint && !za) || !sc)
     return fail("its quantized weight, scale or zero point is not a constant");
   Type et = qa.getElementType();
-  if (!et.isInteger(8) || (za && za.getElementType() != et))
-    return fail("its quantized weight is not int8/uint8 with a zero point of "
-                "its type");
+  if (!(et.isInteger(8) || et.isSignlessInteger(32) ||
+        et.isSignedInteger(32)) ||
+      (za && za.getElementType() != et))
+    return fail("its quantized weight is not int8/uint8 (or an int32 bias) "
+                "with a zero point of its type");
+  const int64_t width = et.isInteger(8) ? 1 : 4;
   auto shape = cast<ShapedType>(qa.getType()).getShape();
   int64_t n = qa.getNumElements();
   if (n > maxElements)
     return fail("its quantized weight is too large to dequantize");
-  auto qb = getRawBytes(qa, 1);
+  auto qb = getRawBytes(qa, width);
   std::optional<std::vector<char>> zb;
   if (za)
-    zb = getRawBytes(za, 1);
-  if (!qb || (za && !zb) || (int64_t)qb->size() != n)
+    zb = getRawBytes(za, width);
+  if (!qb || (za && !zb) || (int64_t)qb->size() != n * width ||
+      (zb && zb->size() % width != 0))
     return fail("its quantized weight cannot be read");
-  int64_t sn = sc->numElements(), zn = zb ? (int64_t)zb->size() : 1;
+  int64_t sn = sc->numElements(), zn = zb ? (int64_t)zb->size() / width : 1;
   std::optional<int64_t> ax = normalizeAxis(axis, (int64_t)shape.size());
   int64_t len = ax ? shape[*ax] : 1;
   if ((sn != 1 && (!ax || sn != len)) || (zn != 1 && (!ax || zn != len)))
@@ -293,16 +297,22 @@ FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
     for (size_t i = *ax + 1; i < shape.size(); ++i)
       inner *= shape[i];
   bool isUnsigned = et.isUnsignedInteger();
-  auto val = [&](const std::vector<char> &bytes, int64_t i) -> int32_t {
-    return isUnsigned ? (int32_t)(uint8_t)bytes[i] : (int32_t)(int8_t)bytes[i];
+  auto val = [&](const std::vector<char> &bytes, int64_t i) -> int64_t {
+    if (width == 4) {
+      int32_t v;
+      std::memcpy(&v, bytes.data() + i * 4, 4);
+      return v;
+    }
+    return isUnsigned ? (int64_t)(uint8_t)bytes[i] : (int64_t)(int8_t)bytes[i];
   };
   F32Tensor out;
   out.shape.assign(shape.begin(), shape.end());
   out.values.resize(n);
   for (int64_t i = 0; i < n; ++i) {
     int64_t k = ax ? (i / inner) % len : 0;
-    int32_t z = zb ? val(*zb, zn == 1 ? 0 : k) : 0;
-    out.values[i] = (float)(val(*qb, i) - z) * sc->values[sn == 1 ? 0 : k];
+    int64_t z = zb ? val(*zb, zn == 1 ? 0 : k) : 0;
+    // (x - zp) in 32 bits, as ONNX Runtime (an int32 bias has zero point 0).
+    out.values[i] = (float)(int32_t)(val(*qb, i) - z) * sc->values[sn == 1 ? 0 : k];
   }
   return out;
 }

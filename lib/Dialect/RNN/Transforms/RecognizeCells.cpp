@@ -190,6 +190,11 @@ struct QuantizedProduct {
   Value a, w;
   bool quantized = true;
   SmallVector<Operation *, 6> ops;
+  /// A Gemm's: w is [N, K] (transB), the product's factor (alpha), and C
+  /// (null: none) with its factor (beta).
+  bool transposed = false;
+  float alpha = 1.0f, beta = 1.0f;
+  Value c;
 };
 
 /// Expands `v[..., col0 : col0+width]` (v is [B, N]) into a linear form.
@@ -335,14 +340,22 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     }
     return success();
   };
-  if (quantized && isa<od::MulOp, od::MatMulOp, od::NodeOp>(def)) {
+  if (quantized && isa<od::MulOp, od::MatMulOp, od::GemmOp, od::NodeOp>(def)) {
     QuantizedProduct q;
     int found = quantized(def, q, why);
     if (found < 0)
       return failure();
     if (found > 0) {
-      if (failed(addProduct(q.a, q.w, false, 1.0f)))
+      if (failed(addProduct(q.a, q.w, q.transposed, q.alpha)))
         return failure();
+      if (q.c) {
+        if (rankOf(q.c) > 2)
+          return fail("a gate Gemm's C has rank > 2");
+        auto c = analyze(q.c, col0, width, why, depth + 1);
+        if (failed(c))
+          return failure();
+        form.add(std::move(*c), q.beta);
+      }
       form.ops.append(q.ops.begin(), q.ops.end());
       form.quantized = q.quantized;
       return form;
@@ -566,6 +579,7 @@ private:
   /// The QOperator format's quantized ops as their QDQ form (compiled
   /// targets), see the definition.
   void expandQOperatorNodes();
+  void expandQGemm(onnx::NodeOp n);
   /// ONNX Runtime's com.microsoft.FusedGemm (a Gemm and its activation, as
   /// ORT_ENABLE_EXTENDED saves them) as a Gemm and the activation op.
   void expandFusedGemms();
@@ -577,6 +591,14 @@ private:
   /// (wq, zp, scale, axis); null with `why` set when it cannot be.
   Value dequantizedWeight(Location loc, Value wq, Value scale, Value zp,
                           int64_t axis, std::string &why);
+  Value quantizedBias(onnx::NodeOp dq, Value weight, std::string &why);
+  /// Per dequantized weight: the first bias quantizedBias made for a Gemm
+  /// of it, and half of each element's quantization step.
+  struct QuantBias {
+    Value c;
+    od::F32Tensor values, halfStep;
+  };
+  DenseMap<Value, QuantBias> quantBiases;
   std::map<std::tuple<void *, void *, void *, int64_t>, Value> dequantized;
   /// The precision attribute of a cell read through quantized MatMuls.
   void markQuantized(Operation *cell, ArrayRef<const LinearForm *> forms);
@@ -2210,6 +2232,61 @@ Value CellRecognizer::dequantizedWeight(Location loc, Value wq, Value scale,
   return c;
 }
 
+/// quantize_static's bias of a Gemm(a, W, C): C = DequantizeLinear(Cq, s)
+/// with Cq int32 and s = a's scale * W's (per column), its f32 values made
+/// one constant. Each step's Gemm has its own Cq: a's scale, calibrated per
+/// node, differs from step to step, and so do the roundings of one float
+/// bias. Where the biases of two Gemms of the same weight are within their
+/// two half steps of each other everywhere (|c1 - c2| <= (s1 + s2) / 2:
+/// both may be roundings of the one bias the model was quantized from),
+/// the later one reads the first's constant, so that the steps make one
+/// layer; the change is within the model's own rounding of the bias, which
+/// the int8 kernels (quantizing x and h to their own range) do not
+/// reproduce either. Other biases stay their own.
+Value CellRecognizer::quantizedBias(od::NodeOp dq, Value weight,
+                                    std::string &why) {
+  auto ins = dq.getInputs();
+  auto in = [&](unsigned i) -> Value {
+    Value v = i < ins.size() ? ins[i] : Value();
+    return v && !isa<NoneType>(v.getType()) ? v : Value();
+  };
+  int64_t axis = od::getNodeIntAttr(dq, "axis", 1).value_or(1);
+  std::string whyNot;
+  auto c = od::dequantizeConstant(in(0), in(1), in(2), axis, whyNot);
+  auto s = od::getConstantF32(od::skipIdentities(in(1)));
+  if (failed(c) || !s) {
+    why = "a quantized Gemm's bias: " +
+          (whyNot.empty() ? std::string("its scale is not a constant") : whyNot);
+    return Value();
+  }
+  // Half a step per element (the scale per tensor, or along `axis`).
+  od::F32Tensor half = *c;
+  auto shape = c->shape;
+  std::optional<int64_t> ax = od::normalizeAxis(axis, (int64_t)shape.size());
+  int64_t inner = 1;
+  if (ax)
+    for (size_t i = *ax + 1; i < shape.size(); ++i)
+      inner *= shape[i];
+  for (int64_t i = 0; i < c->numElements(); ++i) {
+    int64_t k = (s->numElements() == 1 || !ax) ? 0 : (i / inner) % shape[*ax];
+    half.values[i] = std::fabs(s->values[k]) / 2;
+  }
+  auto it = quantBiases.find(weight);
+  if (it != quantBiases.end() && it->second.values.shape == c->shape) {
+    const QuantBias &first = it->second;
+    bool close = true;
+    for (int64_t i = 0; i < c->numElements() && close; ++i)
+      close = std::fabs(c->values[i] - first.values.values[i]) <=
+              half.values[i] + first.halfStep.values[i];
+    if (close)
+      return first.c;
+  }
+  Value v = consts->getF32(dq.getLoc(), "C_dequantized", c->shape, c->values);
+  if (it == quantBiases.end())
+    quantBiases.try_emplace(weight, QuantBias{v, *c, half});
+  return v;
+}
+
 /// The three forms onnxruntime.quantization writes for a MatMul(a, W), each
 /// read as a · W with W = (Wq - Wzp) * Ws, exactly the weight the model was
 /// quantized from up to its rounding (one f32 rounding, as ONNX Runtime
@@ -2332,8 +2409,17 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
     return 0;
   }
 
-  auto qdqProduct = [&](od::MatMulOp mm) {
-    od::NodeOp dqw = nodeOf(mm.getB(), "DequantizeLinear");
+  // A MatMul, or a Gemm (PyTorch's nn.Linear and cells: a · W^T + C).
+  auto qdqProduct = [&](Operation *mm) {
+    Value aIn, bIn;
+    auto gemm = dyn_cast<od::GemmOp>(mm);
+    if (gemm) {
+      aIn = gemm.getA(), bIn = gemm.getB();
+    } else {
+      auto m = cast<od::MatMulOp>(mm);
+      aIn = m.getA(), bIn = m.getB();
+    }
+    od::NodeOp dqw = nodeOf(bIn, "DequantizeLinear");
     if (!dqw)
       return 0;
     if (!importQuantized)
@@ -2342,14 +2428,34 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
       why = "a quantized MatMul's weight is quantized in blocks (block_size)";
       return -1;
     }
+    if (gemm && gemm.getTransA()) {
+      why = "a quantized Gemm transposes its input";
+      return -1;
+    }
     q.w = dequantizedWeight(dqw.getLoc(), input(dqw, 0), input(dqw, 1),
                             input(dqw, 2), intAttr(dqw, "axis", 1), why);
     if (!q.w)
       return -1;
-    q.a = mm.getA();
+    q.a = aIn;
     q.quantized = false;
     q.ops = {mm, dqw};
-    if (od::NodeOp dqa = nodeOf(mm.getA(), "DequantizeLinear")) {
+    if (gemm) {
+      q.transposed = gemm.getTransB() != 0;
+      q.alpha = gemm.getAlpha().convertToFloat();
+      q.beta = gemm.getBeta().convertToFloat();
+      if (!isa<NoneType>(gemm.getC().getType())) {
+        q.c = gemm.getC();
+        // quantize_static's int32 bias, DequantizeLinear(Cq, a_s * w_s):
+        // its exact f32 values, one constant.
+        if (od::NodeOp dqc = nodeOf(q.c, "DequantizeLinear")) {
+          q.c = quantizedBias(dqc, q.w, why);
+          if (!q.c)
+            return -1;
+          q.ops.push_back(dqc);
+        }
+      }
+    }
+    if (od::NodeOp dqa = nodeOf(aIn, "DequantizeLinear")) {
       Value a = fakeQuantized(dqa);
       if (!a) {
         why = "a quantized MatMul's input is not a QuantizeLinear and "
@@ -2363,8 +2469,8 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
     }
     return 1;
   };
-  if (auto mm = dyn_cast<od::MatMulOp>(op))
-    return qdqProduct(mm);
+  if (isa<od::MatMulOp, od::GemmOp>(op))
+    return qdqProduct(op);
 
   auto dq = dyn_cast<od::NodeOp>(op);
   if (!dq || op->getNumResults() != 1 ||
@@ -2373,10 +2479,14 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
   // QDQ with the product quantized too (quantize_static writes that for a
   // MatMul): DequantizeLinear(QuantizeLinear(MatMul(...), ys, yz), ys, yz).
   if (od::NodeOp qy = nodeOf(input(dq, 0), "QuantizeLinear")) {
-    auto mm = input(qy, 0) ? od::skipIdentities(input(qy, 0))
-                                 .getDefiningOp<od::MatMulOp>()
-                           : od::MatMulOp();
-    if (!mm || !nodeOf(mm.getB(), "DequantizeLinear"))
+    Operation *mm = input(qy, 0)
+                        ? od::skipIdentities(input(qy, 0)).getDefiningOp()
+                        : nullptr;
+    Value w = !mm ? Value()
+              : isa<od::MatMulOp>(mm) ? cast<od::MatMulOp>(mm).getB()
+              : isa<od::GemmOp>(mm)   ? cast<od::GemmOp>(mm).getB()
+                                      : Value();
+    if (!w || !nodeOf(w, "DequantizeLinear"))
       return 0;
     if (!input(dq, 1) || !input(qy, 1) ||
         !sameParams(input(qy, 1), input(qy, 2), input(dq, 1), input(dq, 2))) {
@@ -2396,12 +2506,18 @@ int CellRecognizer::matchQuantizedProduct(Operation *op, QuantizedProduct &q,
   // QOperator: on the compiled targets expandQOperatorNodes has made each
   // QLinearMatMul it can the QDQ form above; one left has scales it cannot.
   od::NodeOp qmm = nodeOf(input(dq, 0), "QLinearMatMul");
-  if (!qmm)
+  auto qgemm = od::skipIdentities(input(dq, 0)).getDefiningOp<od::NodeOp>();
+  if (qgemm && !(qgemm.getDomain() == "com.microsoft" &&
+                 qgemm.getOpType() == "QGemm"))
+    qgemm = od::NodeOp();
+  if (!qmm && !qgemm)
     return 0;
   if (!importQuantized)
-    return keep("QLinearMatMul");
-  why = "a QLinearMatMul's input or output scale or zero point is not one "
-        "value";
+    return keep(qmm ? "QLinearMatMul" : "QGemm");
+  why = qmm ? "a QLinearMatMul's input or output scale or zero point is not "
+              "one value"
+            : "a QGemm's scales are not constants, or it has attributes or "
+              "operands other than quantize_static writes";
   return -1;
 }
 
@@ -2423,15 +2539,16 @@ void CellRecognizer::markQuantized(Operation *cell,
 
 /// Whether a QuantizeLinear is one of a quantized MatMul's own (which the
 /// int8 layers stand for, see matchQuantizedProduct): it quantizes a
-/// MatMul's product, or every use of its value is a MatMul's input (through
-/// a DequantizeLinear, or a QLinearMatMul directly).
+/// MatMul's or Gemm's product, or every use of its value is one's input
+/// (through a DequantizeLinear, or a QLinearMatMul or QGemm directly).
 static bool quantizesAProduct(od::NodeOp q) {
   auto isNode = [](Operation *op, StringRef type) {
     auto n = dyn_cast<od::NodeOp>(op);
     return n && n.getOpType() == type;
   };
   auto isProduct = [&](Operation *op) {
-    return op && (isa<od::MatMulOp>(op) || isNode(op, "QLinearMatMul"));
+    return op && (isa<od::MatMulOp, od::GemmOp>(op) ||
+                  isNode(op, "QLinearMatMul") || isNode(op, "QGemm"));
   };
   if (q.getInputs().empty() || q->getNumResults() < 1)
     return false;
@@ -2440,7 +2557,7 @@ static bool quantizesAProduct(od::NodeOp q) {
   if (q->getResult(0).use_empty())
     return false;
   for (Operation *user : q->getResult(0).getUsers()) {
-    if (isNode(user, "QLinearMatMul"))
+    if (isNode(user, "QLinearMatMul") || isNode(user, "QGemm"))
       continue;
     if (!isNode(user, "DequantizeLinear") || user->getNumResults() != 1)
       return false;
@@ -2454,7 +2571,7 @@ static bool quantizesAProduct(od::NodeOp q) {
 /// A recurrence nobody fused must not pass unnoticed: the remarks of the
 /// matchers cover the candidates that came close, not a cell written in a
 /// way no form knows. What every unrolled recurrence has, whatever its cell:
-/// a constant weight applied (MatMul, Gemm, MatMulInteger) at several
+/// a constant weight applied (MatMul, Gemm and their quantized forms) at several
 /// steps, each to a value computed from its application at an earlier step. Weights whose
 /// applications reach each other are one recurrence; each gets one remark,
 /// on its first application in program order, which `--report` lists among
@@ -2473,7 +2590,8 @@ void CellRecognizer::remarkUnfusedRecurrences() {
     else if (node && node.getOpType() == "MatMulInteger" &&
              node.getInputs().size() >= 2)
       w = node.getInputs()[1];
-    else if (node && node.getOpType() == "QLinearMatMul" &&
+    else if (node &&
+             (node.getOpType() == "QLinearMatMul" || node.getOpType() == "QGemm") &&
              node.getInputs().size() >= 4)
       w = node.getInputs()[3];
     else
@@ -2788,7 +2906,7 @@ void CellRecognizer::expandQOperatorNodes() {
     if ((std && t == "QLinearMatMul") ||
         (d == "com.microsoft" &&
          llvm::is_contained({"QLinearAdd", "QLinearMul", "QLinearSigmoid",
-                             "QLinearLeakyRelu", "QLinearConcat"},
+                             "QLinearLeakyRelu", "QLinearConcat", "QGemm"},
                             t)))
       nodes.push_back(n);
   });
@@ -2796,6 +2914,10 @@ void CellRecognizer::expandQOperatorNodes() {
   for (od::NodeOp n : nodes) {
     if (n->getNumResults() != 1)
       continue;
+    if (n.getOpType() == "QGemm") {
+      expandQGemm(n);
+      continue;
+    }
     StringRef t = n.getOpType();
     auto ins = n.getInputs();
     auto in = [&](unsigned i) { return i < ins.size() ? ins[i] : Value(); };
@@ -2942,6 +3064,149 @@ void CellRecognizer::expandQOperatorNodes() {
     forgetCached(n);
     n.erase();
   }
+}
+
+/// com.microsoft's QGemm (quantize_static's QOperator form of a Gemm:
+/// PyTorch's nn.Linear and LSTMCell/GRUCell export as Gemm):
+///   QGemm(A, a_scale, a_zp, B, b_scale, b_zp, [C], [y_scale, y_zp])
+/// computes, as ONNX Runtime does, acc = C + sum_k (a - a_zp)(b - b_zp) in
+/// 32-bit integers and y = acc * alpha * a_scale * b_scale[n] (b's scale
+/// and zero point per tensor or per output column n), quantized with
+/// y_scale and y_zp where they are given, else f32. Its QDQ form:
+///   Gemm(DequantizeLinear(A), DequantizeLinear(B), Cast<float>(C) * S,
+///        alpha, transA, transB)   with S = alpha * a_scale * b_scale
+/// (constants, S computed in f32 in that order as ONNX Runtime does), then
+/// QuantizeLinear(., y_scale, y_zp). The float sums round where ONNX
+/// Runtime's integer ones do not: within one step of the output's
+/// quantization. A QGemm with another attribute, non-constant scales, or
+/// y_scale without y_zp (a float output divided by y_scale) stays, and the
+/// CPU backend names it.
+void CellRecognizer::expandQGemm(od::NodeOp n) {
+  auto ins = n.getInputs();
+  auto in = [&](unsigned i) -> Value {
+    Value v = i < ins.size() ? ins[i] : Value();
+    return v && !isa<NoneType>(v.getType()) ? v : Value();
+  };
+  if (ins.size() < 6 || ins.size() > 9 || !in(0) || !in(1) || !in(3) ||
+      !in(4) || (bool)in(7) != (bool)in(8))
+    return;
+  DictionaryAttr attrs = n.getAttrsAttr();
+  if (attrs && !llvm::all_of(attrs, [](NamedAttribute na) {
+        return llvm::is_contained({"alpha", "transA", "transB"},
+                                  na.getName().getValue());
+      }))
+    return;
+  float alpha = 1.0f;
+  int64_t transA = 0, transB = 0;
+  if (attrs) {
+    if (Attribute a = attrs.get("alpha")) {
+      auto f = dyn_cast<FloatAttr>(a);
+      if (!f)
+        return;
+      alpha = (float)f.getValueAsDouble();
+    }
+    for (auto [name, v] : {std::pair<StringRef, int64_t *>("transA", &transA),
+                           std::pair<StringRef, int64_t *>("transB", &transB)})
+      if (Attribute a = attrs.get(name)) {
+        auto i = dyn_cast<IntegerAttr>(a);
+        if (!i || (i.getInt() != 0 && i.getInt() != 1))
+          return;
+        *v = i.getInt();
+      }
+  }
+  auto at = dyn_cast<RankedTensorType>(in(0).getType());
+  auto bt = dyn_cast<RankedTensorType>(in(3).getType());
+  if (!at || !bt || at.getRank() != 2 || bt.getRank() != 2 ||
+      !at.getElementType().isInteger(8) || !bt.getElementType().isInteger(8))
+    return;
+  int64_t N = bt.getDimSize(transB ? 0 : 1);
+  auto as = od::getConstantF32(od::skipIdentities(in(1)));
+  auto bs = od::getConstantF32(od::skipIdentities(in(4)));
+  if (!as || as->numElements() != 1 || !bs ||
+      (bs->numElements() != 1 && (ShapedType::isDynamic(N) ||
+                                  bs->numElements() != N)))
+    return;
+  if (Value ci = in(6)) {
+    auto ct = dyn_cast<RankedTensorType>(ci.getType());
+    if (!ct || !ct.getElementType().isInteger(32) || ct.getRank() > 2)
+      return;
+  }
+  Type outElem;
+  if (Value yz = in(8)) {
+    outElem = getElementTypeOrSelf(yz.getType());
+    if (!outElem.isInteger(8))
+      return;
+  }
+  OpBuilder b(n);
+  Location loc = n.getLoc();
+  Type f32 = b.getF32Type();
+  auto fType = [&](Value v) -> Type {
+    auto rt = dyn_cast<RankedTensorType>(v.getType());
+    return rt ? Type(RankedTensorType::get(rt.getShape(), f32))
+              : Type(UnrankedTensorType::get(f32));
+  };
+  auto dq = [&](Value x, Value s, Value z, int64_t axis) -> Value {
+    SmallVector<Value> ops = {x, s};
+    if (z)
+      ops.push_back(z);
+    DictionaryAttr dqAttrs =
+        axis == 1 ? DictionaryAttr()
+                  : b.getDictionaryAttr(
+                        b.getNamedAttr("axis", b.getI64IntegerAttr(axis)));
+    return od::NodeOp::create(b, loc, TypeRange{fType(x)}, ops,
+                              "DequantizeLinear", "", dqAttrs, ArrayAttr(), 0)
+        ->getResult(0);
+  };
+  Value a = dq(in(0), in(1), in(2), 1);
+  // b's scale per output column: B's axis 0 when B is [N, K].
+  Value w = dq(in(3), in(4), in(5), transB ? 0 : 1);
+  Value c;
+  if (Value ci = in(6)) {
+    // C dequantized with S: per tensor, or per column along C's last axis
+    // (C [N] or [1, N]); a per-column S over a C of [M, 1] or one value is
+    // Cast<float>(C) * S.
+    std::vector<float> sv;
+    for (float bv : bs->values)
+      sv.push_back(alpha * as->values[0] * bv);
+    auto ct = cast<RankedTensorType>(ci.getType());
+    bool perColumn = sv.size() != 1;
+    SmallVector<int64_t> sShape;
+    if (perColumn)
+      sShape.push_back((int64_t)sv.size());
+    Value scaleC = consts->getF32(loc, "qgemm_bias_scale", sShape, sv);
+    if (!perColumn || (ct.getRank() >= 1 && ct.getShape().back() == N)) {
+      c = dq(ci, scaleC, Value(), perColumn ? ct.getRank() - 1 : 1);
+    } else {
+      Value cf = od::CastOp::create(b, loc, fType(ci), ci,
+                                    b.getI64IntegerAttr(1) /*FLOAT*/, IntegerAttr());
+      c = od::MulOp::create(b, loc, UnrankedTensorType::get(f32), cf, scaleC);
+      if (ShapedTypeComponents sc = od::inferShape(c);
+          sc.hasRank() && llvm::none_of(sc.getDims(), ShapedType::isDynamic))
+        c.setType(RankedTensorType::get(sc.getDims(), f32));
+    }
+  }
+  auto rt = dyn_cast<RankedTensorType>(n->getResult(0).getType());
+  Type gemmType = RankedTensorType::get(
+      rt ? rt.getShape()
+         : ArrayRef<int64_t>{at.getDimSize(transA ? 1 : 0), N},
+      f32);
+  Value y = od::GemmOp::create(
+      b, loc, gemmType, a, w, c ? c : Value(od::NoneOp::create(b, loc)),
+      alpha == 1.0f ? FloatAttr() : b.getF32FloatAttr(alpha), FloatAttr(),
+      transA ? b.getI64IntegerAttr(1) : IntegerAttr(),
+      transB ? b.getI64IntegerAttr(1) : IntegerAttr());
+  if (outElem) {
+    auto yt = cast<RankedTensorType>(y.getType());
+    y = od::NodeOp::create(b, loc,
+                           TypeRange{RankedTensorType::get(yt.getShape(), outElem)},
+                           ValueRange{y, in(7), in(8)}, "QuantizeLinear", "",
+                           DictionaryAttr(), ArrayAttr(), 0)
+            ->getResult(0);
+  }
+  n->getResult(0).replaceAllUsesWith(y);
+  erasedOps.insert(n);
+  forgetCached(n);
+  n.erase();
 }
 
 void CellRecognizer::run() {

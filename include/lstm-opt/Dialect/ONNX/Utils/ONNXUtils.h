@@ -47,7 +47,8 @@ std::optional<F32Tensor> getConstantF32(mlir::ElementsAttr attr);
 std::optional<F32Tensor> foldConstantF32(mlir::Value v,
                                          int64_t maxElements = int64_t(1) << 26);
 
-/// `(q - zero_point) * scale` for a constant int8/uint8 tensor `q`, as
+/// `(q - zero_point) * scale` for a constant int8/uint8 tensor `q` (or an
+/// int32 one: a quantized bias), as
 /// ONNX's DequantizeLinear computes it (one f32 rounding): `scale` (f32) and
 /// `zeroPoint` (of q's type; a null or none value is 0) constants with one
 /// element, or one per index of `axis` of q. Fails with `why` set otherwise,
