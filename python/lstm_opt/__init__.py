@@ -96,6 +96,8 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
             target_cpu: Optional[str] = None,
             input_shapes: Optional[Dict[str, Sequence[int]]] = None,
             state: Optional[str] = None,
+            gemm_chunk_steps: Optional[int] = None,
+            batch_tile: Optional[int] = None,
             extra_args: Sequence[str] = ()) -> Dict:
     """Compiles `model` for the CPU (`lstm-opt --target=cpu`) into the shared
     library `out_path` (a `.so`; its C header is written beside it) and
@@ -107,7 +109,10 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
     name (default: this machine); `input_shapes`: sizes for symbolic
     dimensions, {name: [d0, d1, ...]}; `state`: the model's state pairs,
     "auto" or "IN=OUT[,IN=OUT...]" (lstm-opt --state), for
-    `Model(out_path).stream()`. Load the result with
+    `Model(out_path).stream()`; `gemm_chunk_steps`: steps per chunk of the
+    kernels' hoisted input GEMM (0: chosen from its size; N >= the steps:
+    one GEMM); `batch_tile`: rows per register tile of the kernels' GEMMs
+    (1..8; default: as many as the target's registers hold). Load the result with
     `lstm_opt.runtime.Model(out_path)`. Nothing is written on failure."""
     out_path = os.fspath(out_path)
     with tempfile.TemporaryDirectory(prefix="lstm_opt-") as tmp:
@@ -123,6 +128,13 @@ def compile(model: ModelLike, out_path: Union[str, os.PathLike], *,  # noqa: A00
             cmd.append("--target-cpu=" + target_cpu)
         if state:
             cmd.append("--state=" + state)
+        for flag, value in (("--gemm-chunk-steps", gemm_chunk_steps),
+                            ("--batch-tile", batch_tile)):
+            if value is not None:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise LstmOptError(f"{flag.lstrip('-').replace('-', '_')} must be an "
+                                       f"integer, not {value!r}")
+                cmd.append(f"{flag}={value}")
         for name, dims in (input_shapes or {}).items():
             cmd.append("--input-shape=%s=%s" % (name, "x".join(str(int(d)) for d in dims)))
         cmd += list(extra_args)

@@ -227,6 +227,33 @@ def test_compile_at_each_precision_runs_close_to_onnxruntime(tmp_path):
         assert m.inputs[0].shape == (5, 3, 5)
 
 
+def test_compile_options_reach_the_kernels(tmp_path):
+    import numpy as np
+    from lstm_opt.runtime import Model
+
+    # Chunks of 2 steps compute the same sums as one GEMM: the same bits;
+    # the remark says the chunks. Tiles of one row: the register tile the
+    # remark names, the numbers within rounding.
+    src = MODELS / "torch_nn_lstm.onnx"
+    rep = lstm_opt.compile(src, tmp_path / "c.so", threads=1, gemm_chunk_steps=2)
+    assert any("input GEMM in chunks of 2 steps" in r["message"] for r in rep["remarks"])
+    lstm_opt.compile(src, tmp_path / "one.so", threads=1, gemm_chunk_steps=100)
+    rep = lstm_opt.compile(src, tmp_path / "t.so", threads=1, batch_tile=1)
+    assert any("up to 1 rows" in r["message"] for r in rep["remarks"]), rep["remarks"]
+    rng = np.random.default_rng(2)
+    with Model(tmp_path / "c.so") as a, Model(tmp_path / "one.so") as b, \
+            Model(tmp_path / "t.so") as t:
+        feeds = {t.name: rng.standard_normal(t.shape).astype(np.float32) for t in a.inputs}
+        got, want, tiled = a.run(feeds), b.run(feeds), t.run(feeds)
+    assert all(np.array_equal(got[k], want[k]) for k in want)
+    assert all(np.allclose(tiled[k], want[k], rtol=0, atol=1e-5) for k in want)
+    with pytest.raises(lstm_opt.LstmOptError, match="gemm-chunk-steps takes 0 or more, not -1"):
+        lstm_opt.compile(src, tmp_path / "bad.so", gemm_chunk_steps=-1)
+    with pytest.raises(lstm_opt.LstmOptError, match="batch_tile must be an integer"):
+        lstm_opt.compile(src, tmp_path / "bad.so", batch_tile="2")
+    assert not (tmp_path / "bad.so").exists()
+
+
 def test_a_library_rebuilt_at_the_same_path_runs_its_new_code(tmp_path):
     # The dynamic loader returns the library already loaded under a path: a
     # rebuild at that path, loaded in the same process, must not run the
