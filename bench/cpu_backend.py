@@ -138,11 +138,21 @@ def machine_info(threads):
             for line in f:
                 if line.startswith("model name") and "cpu_model" not in info:
                     info["cpu_model"] = line.split(":", 1)[1].strip()
+                # (x86's family and model tell apart CPUs of one name, e.g.
+                # AMD EPYC Zen 4 (25, 17) and Zen 5 (26, ...).)
+                key = line.split(":", 1)[0].strip()
+                if key in ("cpu family", "model") and key not in info:
+                    info[key] = line.split(":", 1)[1].strip()
                 if line.startswith(("flags", "Features")) and not flags:
                     flags = set(line.split(":", 1)[1].split())
         # The vector ISA the numbers were measured with.
         isa = [n for f, n in (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("fma", "FMA"),
-                              ("amx_bf16", "AMX-BF16"), ("asimd", "NEON")) if f in flags]
+                              ("avx512_bf16", "AVX512_BF16"), ("avx512_vnni", "AVX512_VNNI"),
+                              ("avx_vnni", "AVX-VNNI"), ("amx_bf16", "AMX-BF16"),
+                              ("amx_int8", "AMX-INT8"), ("asimd", "NEON")) if f in flags]
+        if "cpu family" in info:
+            info["cpu_model"] = (f"{info.get('cpu_model', '?')}, family {info['cpu family']} "
+                                 f"model {info.get('model', '?')}")
         info["isa"] = ", ".join(isa) or platform.machine()
     except OSError:
         pass
