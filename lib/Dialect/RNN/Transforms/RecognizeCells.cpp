@@ -2790,6 +2790,30 @@ void CellRecognizer::materializeComputedWeights() {
   });
 }
 
+/// `v`'s shape with f32 elements (unranked if `v` is).
+static Type f32Like(Value v) {
+  Type f32 = Float32Type::get(v.getContext());
+  auto rt = dyn_cast<RankedTensorType>(v.getType());
+  return rt ? Type(RankedTensorType::get(rt.getShape(), f32))
+            : Type(UnrankedTensorType::get(f32));
+}
+
+/// DequantizeLinear(x, s[, z]) along `axis` (1, ONNX's default, unwritten);
+/// a null or none `z` is left out.
+static Value createDequantize(OpBuilder &b, Location loc, Value x, Value s,
+                              Value z, int64_t axis = 1) {
+  SmallVector<Value> ops = {x, s};
+  if (z && !isa<NoneType>(z.getType()))
+    ops.push_back(z);
+  DictionaryAttr attrs =
+      axis == 1 ? DictionaryAttr()
+                : b.getDictionaryAttr(
+                      b.getNamedAttr("axis", b.getI64IntegerAttr(axis)));
+  return od::NodeOp::create(b, loc, TypeRange{f32Like(x)}, ops,
+                            "DequantizeLinear", "", attrs, ArrayAttr(), 0)
+      ->getResult(0);
+}
+
 /// onnxruntime.quantization's QOperator format (quantize_static with
 /// QuantFormat.QOperator) writes quantized operators: QLinearMatMul, and
 /// com.microsoft's QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu
@@ -2938,11 +2962,7 @@ void CellRecognizer::expandQOperatorNodes() {
     OpBuilder b(n);
     Location loc = n.getLoc();
     Type f32 = b.getF32Type();
-    auto fType = [&](Value v) -> Type {
-      auto rt = dyn_cast<RankedTensorType>(v.getType());
-      return rt ? Type(RankedTensorType::get(rt.getShape(), f32))
-                : Type(UnrankedTensorType::get(f32));
-    };
+    auto fType = f32Like;
     // The float op's result type from its shape rule where the node's
     // result was untyped.
     auto refine = [&](Value v) {
@@ -2961,17 +2981,8 @@ void CellRecognizer::expandQOperatorNodes() {
       return consts->getInts(loc, "zero_point", RankedTensorType::get({}, et),
                              {0});
     };
-    auto dq = [&](Value x, Value s, Value z, int64_t axis = 1) -> Value {
-      SmallVector<Value> ops = {x, s};
-      if (!none(z))
-        ops.push_back(z);
-      DictionaryAttr attrs =
-          axis == 1 ? DictionaryAttr()
-                    : b.getDictionaryAttr(
-                          b.getNamedAttr("axis", b.getI64IntegerAttr(axis)));
-      return od::NodeOp::create(b, loc, TypeRange{fType(x)}, ops,
-                                "DequantizeLinear", "", attrs, ArrayAttr(), 0)
-          ->getResult(0);
+    auto dq = [&](Value x, Value s, Value z, int64_t axis = 1) {
+      return createDequantize(b, loc, x, s, z, axis);
     };
     // One value, or absent (a zero point); `scale`: one value, present.
     auto scalar = [&](Value v) {
@@ -3140,22 +3151,9 @@ void CellRecognizer::expandQGemm(od::NodeOp n) {
   OpBuilder b(n);
   Location loc = n.getLoc();
   Type f32 = b.getF32Type();
-  auto fType = [&](Value v) -> Type {
-    auto rt = dyn_cast<RankedTensorType>(v.getType());
-    return rt ? Type(RankedTensorType::get(rt.getShape(), f32))
-              : Type(UnrankedTensorType::get(f32));
-  };
-  auto dq = [&](Value x, Value s, Value z, int64_t axis) -> Value {
-    SmallVector<Value> ops = {x, s};
-    if (z)
-      ops.push_back(z);
-    DictionaryAttr dqAttrs =
-        axis == 1 ? DictionaryAttr()
-                  : b.getDictionaryAttr(
-                        b.getNamedAttr("axis", b.getI64IntegerAttr(axis)));
-    return od::NodeOp::create(b, loc, TypeRange{fType(x)}, ops,
-                              "DequantizeLinear", "", dqAttrs, ArrayAttr(), 0)
-        ->getResult(0);
+  auto fType = f32Like;
+  auto dq = [&](Value x, Value s, Value z, int64_t axis) {
+    return createDequantize(b, loc, x, s, z, axis);
   };
   Value a = dq(in(0), in(1), in(2), 1);
   // b's scale per output column: B's axis 0 when B is [N, K].
