@@ -251,7 +251,8 @@ std::optional<F32Tensor> onnx::foldConstantF32(Value v, int64_t maxElements) {
 FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
                                               Value zeroPoint, int64_t axis,
                                               std::string &why,
-                                              int64_t maxElements) {
+                                              int64_t maxElements,
+                                              std::vector<float> *elementScales) {
   auto fail = [&](const char *msg) -> FailureOr<F32Tensor> {
     why = msg;
     return failure();
@@ -308,8 +309,12 @@ FailureOr<F32Tensor> onnx::dequantizeConstant(Value q, Value scale,
   F32Tensor out;
   out.shape.assign(shape.begin(), shape.end());
   out.values.resize(n);
+  if (elementScales)
+    elementScales->resize(n);
   for (int64_t i = 0; i < n; ++i) {
     int64_t k = ax ? (i / inner) % len : 0;
+    if (elementScales)
+      (*elementScales)[i] = sc->values[sn == 1 ? 0 : k];
     int64_t z = zb ? val(*zb, zn == 1 ? 0 : k) : 0;
     // (x - zp) in 32 bits, as ONNX Runtime (an int32 bias has zero point 0).
     out.values[i] = (float)(int32_t)(val(*qb, i) - z) * sc->values[sn == 1 ? 0 : k];

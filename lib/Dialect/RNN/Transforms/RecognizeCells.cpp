@@ -340,6 +340,19 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     }
     return success();
   };
+  // A Gemm's C, itself linear (tf2onnx folds `h R + b` into it), times
+  // beta.
+  auto addGemmC = [&](Value c, float beta) -> LogicalResult {
+    if (rankOf(c) > 2) {
+      why = "a gate Gemm's C has rank > 2";
+      return failure();
+    }
+    auto cf = analyze(c, col0, width, why, depth + 1);
+    if (failed(cf))
+      return failure();
+    form.add(std::move(*cf), beta);
+    return success();
+  };
   if (quantized && isa<od::MulOp, od::MatMulOp, od::GemmOp, od::NodeOp>(def)) {
     QuantizedProduct q;
     int found = quantized(def, q, why);
@@ -348,14 +361,8 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     if (found > 0) {
       if (failed(addProduct(q.a, q.w, q.transposed, q.alpha)))
         return failure();
-      if (q.c) {
-        if (rankOf(q.c) > 2)
-          return fail("a gate Gemm's C has rank > 2");
-        auto c = analyze(q.c, col0, width, why, depth + 1);
-        if (failed(c))
-          return failure();
-        form.add(std::move(*c), q.beta);
-      }
+      if (q.c && failed(addGemmC(q.c, q.beta)))
+        return failure();
       form.ops.append(q.ops.begin(), q.ops.end());
       form.quantized = q.quantized;
       return form;
@@ -375,15 +382,9 @@ FailureOr<LinearForm> LinearAnalyzer::analyze(Value v, int64_t col0,
     if (failed(addProduct(gemm.getA(), gemm.getB(), gemm.getTransB() != 0,
                           gemm.getAlpha().convertToFloat())))
       return failure();
-    if (!isa<NoneType>(gemm.getC().getType())) {
-      // C is itself linear (tf2onnx folds `h R + b` into it).
-      if (rankOf(gemm.getC()) > 2)
-        return fail("a gate Gemm's C has rank > 2");
-      auto c = analyze(gemm.getC(), col0, width, why, depth + 1);
-      if (failed(c))
-        return failure();
-      form.add(std::move(*c), gemm.getBeta().convertToFloat());
-    }
+    if (!isa<NoneType>(gemm.getC().getType()) &&
+        failed(addGemmC(gemm.getC(), gemm.getBeta().convertToFloat())))
+      return failure();
     form.ops.push_back(def);
     return form;
   }
@@ -2252,25 +2253,17 @@ Value CellRecognizer::quantizedBias(od::NodeOp dq, Value weight,
   };
   int64_t axis = od::getNodeIntAttr(dq, "axis", 1).value_or(1);
   std::string whyNot;
-  auto c = od::dequantizeConstant(in(0), in(1), in(2), axis, whyNot);
-  auto s = od::getConstantF32(od::skipIdentities(in(1)));
-  if (failed(c) || !s) {
-    why = "a quantized Gemm's bias: " +
-          (whyNot.empty() ? std::string("its scale is not a constant") : whyNot);
+  std::vector<float> scales;
+  auto c = od::dequantizeConstant(in(0), in(1), in(2), axis, whyNot,
+                                  int64_t(1) << 26, &scales);
+  if (failed(c)) {
+    why = "a quantized Gemm's bias: " + whyNot;
     return Value();
   }
-  // Half a step per element (the scale per tensor, or along `axis`).
+  // Half a step per element.
   od::F32Tensor half = *c;
-  auto shape = c->shape;
-  std::optional<int64_t> ax = od::normalizeAxis(axis, (int64_t)shape.size());
-  int64_t inner = 1;
-  if (ax)
-    for (size_t i = *ax + 1; i < shape.size(); ++i)
-      inner *= shape[i];
-  for (int64_t i = 0; i < c->numElements(); ++i) {
-    int64_t k = (s->numElements() == 1 || !ax) ? 0 : (i / inner) % shape[*ax];
-    half.values[i] = std::fabs(s->values[k]) / 2;
-  }
+  for (int64_t i = 0; i < c->numElements(); ++i)
+    half.values[i] = std::fabs(scales[i]) / 2;
   auto it = quantBiases.find(weight);
   if (it != quantBiases.end() && it->second.values.shape == c->shape) {
     const QuantBias &first = it->second;
@@ -3084,7 +3077,7 @@ void CellRecognizer::expandQOperatorNodes() {
 /// 32-bit integers and y = acc * alpha * a_scale * b_scale[n] (b's scale
 /// and zero point per tensor or per output column n), quantized with
 /// y_scale and y_zp where they are given, else f32. Its QDQ form:
-///   Gemm(DequantizeLinear(A), DequantizeLinear(B), Cast<float>(C) * S,
+///   Gemm(DequantizeLinear(A), DequantizeLinear(B), DequantizeLinear(C, S),
 ///        alpha, transA, transB)   with S = alpha * a_scale * b_scale
 /// (constants, S computed in f32 in that order as ONNX Runtime does), then
 /// QuantizeLinear(., y_scale, y_zp). The float sums round where ONNX
@@ -3151,7 +3144,6 @@ void CellRecognizer::expandQGemm(od::NodeOp n) {
   OpBuilder b(n);
   Location loc = n.getLoc();
   Type f32 = b.getF32Type();
-  auto fType = f32Like;
   auto dq = [&](Value x, Value s, Value z, int64_t axis) {
     return createDequantize(b, loc, x, s, z, axis);
   };
@@ -3175,7 +3167,7 @@ void CellRecognizer::expandQGemm(od::NodeOp n) {
     if (!perColumn || (ct.getRank() >= 1 && ct.getShape().back() == N)) {
       c = dq(ci, scaleC, Value(), perColumn ? ct.getRank() - 1 : 1);
     } else {
-      Value cf = od::CastOp::create(b, loc, fType(ci), ci,
+      Value cf = od::CastOp::create(b, loc, f32Like(ci), ci,
                                     b.getI64IntegerAttr(1) /*FLOAT*/, IntegerAttr());
       c = od::MulOp::create(b, loc, UnrankedTensorType::get(f32), cf, scaleC);
       if (ShapedTypeComponents sc = od::inferShape(c);

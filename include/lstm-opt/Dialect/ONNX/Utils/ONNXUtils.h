@@ -52,12 +52,14 @@ std::optional<F32Tensor> foldConstantF32(mlir::Value v,
 /// ONNX's DequantizeLinear computes it (one f32 rounding): `scale` (f32) and
 /// `zeroPoint` (of q's type; a null or none value is 0) constants with one
 /// element, or one per index of `axis` of q. Fails with `why` set otherwise,
-/// or past `maxElements`.
+/// or past `maxElements`. With `elementScales`, each element's scale too.
 llvm::FailureOr<F32Tensor> dequantizeConstant(mlir::Value q, mlir::Value scale,
                                               mlir::Value zeroPoint,
                                               int64_t axis, std::string &why,
                                               int64_t maxElements = int64_t(1)
-                                                                    << 26);
+                                                                    << 26,
+                                              std::vector<float> *elementScales =
+                                                  nullptr);
 
 /// An integer attribute of a generic node: `dflt` when absent, std::nullopt
 /// when present but not an integer.
