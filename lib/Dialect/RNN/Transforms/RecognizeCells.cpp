@@ -594,7 +594,8 @@ private:
                           int64_t axis, std::string &why);
   Value quantizedBias(onnx::NodeOp dq, Value weight, std::string &why);
   /// Per dequantized weight: the first bias quantizedBias made for a Gemm
-  /// of it, and half of each element's quantization step.
+  /// of it, and half of each element's quantization step (keyed by values:
+  /// forgetCached drops an erased op's entries).
   struct QuantBias {
     Value c;
     od::F32Tensor values, halfStep;
@@ -759,6 +760,12 @@ void CellRecognizer::forgetCached(Operation *op) {
     };
     dropFrom(weightCache);
     dropFrom(biasCache);
+    SmallVector<Value> staleBiases;
+    for (auto &[weight, bias] : quantBiases)
+      if (weight == v || bias.c == v)
+        staleBiases.push_back(weight);
+    for (Value w : staleBiases)
+      quantBiases.erase(w);
   }
 }
 
