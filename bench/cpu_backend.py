@@ -18,8 +18,11 @@ hand-written unrolled ONNX graph, fuses it with lstm-opt, and measures
                 --inputs in.npz --outputs out.npz --bench N --threads K
                 ("n/a" with the error recorded when missing or failing)
   floor         the roofline floor from this machine's measured sgemm peak
-                (OpenBLAS, K threads) and read bandwidths (L2 / L3 / DRAM),
-                bench/roofline/*.c, built and run here
+                (OpenBLAS, K threads; without OpenBLAS the FMA instructions'
+                peak) and read bandwidths (L2 / L3 / DRAM), bench/roofline/*.c,
+                built and run here; with the bf16 / int8 columns, each
+                precision's floor too: its weights' bytes, and its products at
+                the peak of vdpbf16ps / vpdpbusd (bench/roofline/dot_peak.c)
 
 and writes bench/results/cpu_backend.{md,json,png}. Every time is the median
 (and min) wall time of one inference after warm-up. Outputs of every column
@@ -220,6 +223,8 @@ def build_tools(bindir):
                       + ["-lopenblas", "-o", os.path.join(bindir, "sgemm_peak")],
         "membw": ["gcc", "-O3", "-march=native", "-fopenmp", os.path.join(HERE, "roofline", "membw.c"),
                   "-o", os.path.join(bindir, "membw")],
+        "dot_peak": ["gcc", "-O2", "-pthread", os.path.join(HERE, "roofline", "dot_peak.c"),
+                     "-o", os.path.join(bindir, "dot_peak")],
     }
     out = {}
     for name, cmd in jobs.items():
@@ -263,6 +268,22 @@ def measure_roofline(tools, threads, quick):
             log(f"[roofline] sgemm {n}^3, {k} thread(s): {d['gflops_best']} GFLOP/s")
     else:
         roof["errors"].append(sg)
+    # The dot-product instructions' peaks (G multiply-adds/s, K threads at
+    # once): the compute floor of the low-precision columns, and of f32 where
+    # OpenBLAS (the sgemm peak) is not installed.
+    dp = tools.get("dot_peak", "")
+    roof["dot_gmacs"] = {}
+    if os.path.isfile(dp):
+        r = subprocess.run([dp, str(threads)], capture_output=True, text=True)
+        if r.returncode != 0:
+            roof["errors"].append(f"dot_peak: {r.stderr[-500:]}")
+        for line in r.stdout.splitlines():
+            p = line.split()
+            if len(p) == 2 and p[1] != "n/a":
+                roof["dot_gmacs"][p[0]] = float(p[1])
+        log(f"[roofline] dot-product peaks, {threads} thread(s), GMAC/s: {roof['dot_gmacs']}")
+    else:
+        roof["errors"].append(dp)
     mb = tools.get("membw", "")
     roof["read_sweep"] = []
     if os.path.isfile(mb):
@@ -313,16 +334,45 @@ def sweep_bw(roof, nbytes):
     return sw[-1][1]
 
 
-def floor_model(cell, T, B, I, H, L, roof):
-    """The roofline floor of one inference, ms: per layer, the hoisted input
-    GEMM and T recurrent steps, each max(FLOPs / peak, bytes / bandwidth of
-    the cache level the bytes fit in). Also the same with the bandwidth
-    measured at the exact working-set size (floor_sweep_ms)."""
+# Bytes per weight and the dot_peak instructions whose peak bounds each
+# precision's products (the best of those the CPU has).
+PRECISION_BYTES = {"f32": 4, "bf16": 2, "int8": 1}
+PRECISION_DOTS = {"f32": ("f32_fma_zmm", "f32_fma_ymm"), "bf16": ("bf16_dpbf16ps_zmm",),
+                  "int8": ("int8_vpdpbusd_zmm", "int8_vpdpbusd_ymm")}
+
+
+def compute_peak(roof, precision, native=True):
+    """(GFLOP/s, source) bounding a precision's products: f32 OpenBLAS's sgemm
+    peak where it was measured, else the instructions' peak from dot_peak;
+    bf16 `vdpbf16ps` where the CPU has it, else the f32 FMAs the widened
+    kernels run; int8 `vpdpbusd` (n/a without VNNI: the kernels then widen
+    to 16-bit products, whose peak is not measured). native=False: code for
+    another --target-cpu, so only the f32 FMAs are assumed."""
+    dots = roof.get("dot_gmacs", {})
+    if precision == "f32" and roof.get("peak_gflops"):
+        return roof["peak_gflops"], "sgemm (OpenBLAS)"
+    names = [n for n in PRECISION_DOTS[precision] if n in dots] if native else []
+    if not names and precision == "bf16":
+        names = [n for n in PRECISION_DOTS["f32"] if n in dots]
+    if not names:
+        return None, None
+    best = max(names, key=lambda n: dots[n])
+    return 2 * dots[best], best
+
+
+def floor_model(cell, T, B, I, H, L, roof, precision="f32", native=True):
+    """The roofline floor of one inference at a precision, ms: per layer, the
+    hoisted input GEMM and T recurrent steps, each max(FLOPs / peak, bytes /
+    bandwidth of the cache level the bytes fit in), the weights and x at the
+    precision's bytes (bf16 and int8 weights fit nearer caches). Also the same
+    with the bandwidth measured at the exact working-set size
+    (floor_sweep_ms)."""
     G = 4 if cell == "lstm" else 3
-    peak = roof.get("peak_gflops")
+    peak, source = compute_peak(roof, precision, native)
     bw = roof.get("bw_gbs", {})
     if not peak or not all(bw.get(k) for k in ("L2", "L3", "DRAM")):
         return None
+    e = PRECISION_BYTES[precision]
 
     def level(nbytes):
         if nbytes <= roof["l2_bytes_total"]:
@@ -343,11 +393,12 @@ def floor_model(cell, T, B, I, H, L, roof):
     for l in range(L):
         il = I if l == 0 else H
         phases.append(dict(layer=l, phase="input_gemm",
-                           **phase(2 * T * B * il * G * H, 4 * (il * G * H + T * B * il), 1)))
+                           **phase(2 * T * B * il * G * H, e * (il * G * H + T * B * il), 1)))
         phases.append(dict(layer=l, phase="recurrent",
-                           **phase(2 * B * H * G * H, 4 * G * H * H, T)))
+                           **phase(2 * B * H * G * H, e * G * H * H, T)))
     return {"ms": sum(p["ms"] for p in phases), "sweep_ms": sum(p["sweep_ms"] for p in phases),
-            "phases": phases, "peak_gflops": peak, "bw_gbs": bw}
+            "phases": phases, "peak_gflops": peak, "peak_source": source, "bw_gbs": bw,
+            "precision": precision}
 
 
 # ------------------------------------------------------------------ the models
@@ -761,12 +812,18 @@ def run_size(entry, cfg, tools, roof, work):
                 log(f"[{name}] ORT int8: n/a: {c['error'][-200:]}")
             res["columns"]["ort_int8"] = c
 
-    # 5. The floor.
-    fl = floor_model(cell, T, B, I, H, L, roof)
-    res["columns"]["floor"] = {"median_ms": fl["ms"], "min_ms": fl["ms"], **fl} if fl else \
-        {"error": "roofline measurement failed"}
-    if fl:
-        log(f"[{name}] floor: {fl['ms']:.3f} ms (sweep-bandwidth floor {fl['sweep_ms']:.3f} ms)")
+    # 5. The floor, and the floors of the precisions measured.
+    for prec, key in (("f32", "floor"), ("bf16", "floor_bf16"), ("int8", "floor_int8")):
+        if prec != "f32" and f"lstm_run_{prec}" not in res["columns"]:
+            continue
+        fl = floor_model(cell, T, B, I, H, L, roof, prec, native=not cfg.target_cpu)
+        res["columns"][key] = {"median_ms": fl["ms"], "min_ms": fl["ms"], **fl} if fl else \
+            {"error": "roofline measurement failed" if prec == "f32" or roof.get("dot_gmacs")
+             else f"no peak measured for {prec} products"}
+        if fl:
+            log(f"[{name}] {prec} floor: {fl['ms']:.3f} ms (sweep-bandwidth floor "
+                f"{fl['sweep_ms']:.3f} ms; products at {fl['peak_gflops']:.0f} GFLOP/s, "
+                f"{fl['peak_source']})")
 
     # Ratios.
     ms = {k: res["columns"][k].get("median_ms") for k in COLUMNS}
@@ -861,8 +918,9 @@ def write_markdown(path, info, roof, results, cfg):
                  "ORT on the unrolled graph (f32):\n")
         L.append("| T, B, I, H | lstm-run f32 | lstm-run bf16 | f32 / bf16 | ORT fused / bf16 "
                  "| OpenVINO fused, default precision | OpenVINO default / bf16 "
-                 "| rel err f32 | rel err bf16 | rel err OpenVINO default |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                 "| rel err f32 | rel err bf16 | rel err OpenVINO default | bf16 floor "
+                 "| lstm-run bf16 / floor |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in results:
             c = r["columns"]
             b = c.get("lstm_run_bf16", {})
@@ -872,7 +930,8 @@ def write_markdown(path, info, roof, results, cfg):
             ovd = c.get("ov_fused_default", {})
             L.append(f"| {size_label(r)} | {fmt_ms(f)} | {fmt_ms(b)} | {ratio(f, b)} | "
                      f"{ratio(o, b)} | {fmt_ms(ovd)} | {ratio(ovd, b)} | {fmt_err(f)} | "
-                     f"{fmt_err(b)} | {fmt_err(ovd)} |")
+                     f"{fmt_err(b)} | {fmt_err(ovd)} | {fmt_ms(c.get('floor_bf16'))} | "
+                     f"{ratio(b, c.get('floor_bf16', {}))} |")
     if any("lstm_run_int8" in r["columns"] for r in results):
         flags = open("/proc/cpuinfo").read()
         vnni = "avx512_vnni" in flags or "avx_vnni" in flags
@@ -883,15 +942,18 @@ def write_markdown(path, info, roof, results, cfg):
                  "its f32 and ONNX Runtime's int8 LSTM (quantize_dynamic, per-channel: "
                  "com.microsoft.DynamicQuantizeLSTM); rel err against ORT on the unrolled graph (f32):\n")
         L.append("| T, B, I, H | lstm-run f32 | lstm-run int8 | f32 / int8 | ORT int8 "
-                 "| ORT int8 / lstm-run int8 | rel err lstm-run int8 | rel err ORT int8 |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+                 "| ORT int8 / lstm-run int8 | rel err lstm-run int8 | rel err ORT int8 | int8 floor "
+                 "| lstm-run int8 / floor | ORT int8 / floor |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in results:
             c = r["columns"]
             b, f, o = c.get("lstm_run_int8", {}), c.get("lstm_run", {}), c.get("ort_int8", {})
             ratio = lambda a, z: fmt_ratio(a["median_ms"] / z["median_ms"]  # noqa: E731
                                            if a.get("median_ms") and z.get("median_ms") else None)
+            fl = c.get("floor_int8", {})
             L.append(f"| {size_label(r)} | {fmt_ms(f)} | {fmt_ms(b)} | {ratio(f, b)} | "
-                     f"{fmt_ms(o)} | {ratio(o, b)} | {fmt_err(b)} | {fmt_err(o)} |")
+                     f"{fmt_ms(o)} | {ratio(o, b)} | {fmt_err(b)} | {fmt_err(o)} | {fmt_ms(fl)} | "
+                     f"{ratio(b, fl)} | {ratio(o, fl)} |")
     L.append("\nEvery column against the floor, and the output checks:\n")
     L.append("| T, B, I, H | ORT unrolled / floor | ORT fused / floor | oneDNN / floor | lstm-run / floor "
              "| rel err ORT fused | rel err oneDNN (primitive) | rel err lstm-run | runs (unrolled, fused, "
@@ -908,26 +970,35 @@ def write_markdown(path, info, roof, results, cfg):
                  f"| {runs} |")
     L.append("\nThe floor, per phase (summed over layers): time, what bounds it, where the weights "
              "are read from:\n")
-    L.append("| T, B, I, H | input GEMM GFLOP | input GEMM ms | recurrent GFLOP | recurrent MB read "
-             "| recurrent ms | floor ms | floor with swept bandwidth ms |")
-    L.append("|---|---:|---|---:|---:|---|---:|---:|")
+    L.append("| T, B, I, H | precision | products' peak GFLOP/s | input GEMM GFLOP | input GEMM ms "
+             "| recurrent GFLOP | recurrent MB read | recurrent ms | floor ms "
+             "| floor with swept bandwidth ms |")
+    L.append("|---|---|---|---:|---|---:|---:|---|---:|---:|")
     for r in results:
-        fl = r["columns"].get("floor", {})
-        if "phases" not in fl:
-            L.append(f"| {size_label(r)} | n/a | n/a | n/a | n/a | n/a | n/a | n/a |")
-            continue
-        ph_in = [p for p in fl["phases"] if p["phase"] == "input_gemm"]
-        ph_rec = [p for p in fl["phases"] if p["phase"] == "recurrent"]
-        desc = lambda ps: f"{sum(p['ms'] for p in ps):.3f} ({ps[0]['bound']}, {ps[0]['level']})"  # noqa
-        L.append(f"| {size_label(r)} | {sum(p['flops'] for p in ph_in) / 1e9:.3f} | {desc(ph_in)} | "
-                 f"{sum(p['flops'] for p in ph_rec) / 1e9:.3f} | "
-                 f"{sum(p['bytes'] for p in ph_rec) / 1e6:.1f} | {desc(ph_rec)} | {fl['ms']:.3f} | "
-                 f"{fl['sweep_ms']:.3f} |")
+        for key, prec in (("floor", "f32"), ("floor_bf16", "bf16"), ("floor_int8", "int8")):
+            fl = r["columns"].get(key)
+            if fl is None:
+                continue
+            if "phases" not in fl:
+                L.append(f"| {size_label(r)} | {prec} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |")
+                continue
+            ph_in = [p for p in fl["phases"] if p["phase"] == "input_gemm"]
+            ph_rec = [p for p in fl["phases"] if p["phase"] == "recurrent"]
+            desc = lambda ps: f"{sum(p['ms'] for p in ps):.3f} ({ps[0]['bound']}, {ps[0]['level']})"  # noqa
+            L.append(f"| {size_label(r)} | {prec} | {fl['peak_gflops']:.0f} ({fl['peak_source']}) | "
+                     f"{sum(p['flops'] for p in ph_in) / 1e9:.3f} | {desc(ph_in)} | "
+                     f"{sum(p['flops'] for p in ph_rec) / 1e9:.3f} | "
+                     f"{sum(p['bytes'] for p in ph_rec) / 1e6:.1f} | {desc(ph_rec)} | {fl['ms']:.3f} | "
+                     f"{fl['sweep_ms']:.3f} |")
     bw = roof.get("bw_gbs", {})
     sg = roof.get("sgemm", {})
     L.append(f"\nMachine roofline (K = {cfg.threads}): sgemm peak "
              + ", ".join(f"{v['gflops_best']:.0f} GFLOP/s at {k} thread(s)" for k, v in sg.items())
-             + f" (OpenBLAS, {next(iter(sg.values()))['n'] if sg else '?'}^3); read bandwidth "
+             + f" (OpenBLAS, {next(iter(sg.values()))['n'] if sg else '?'}^3"
+             + ("" if sg else ": not installed, so the f32 floor uses the FMA instructions' peak")
+             + "); dot-product instructions (bench/roofline/dot_peak.c, K threads), G multiply-adds/s: "
+             + (", ".join(f"{k} {v:.0f}" for k, v in roof.get("dot_gmacs", {}).items()) or "n/a")
+             + "; read bandwidth "
              + ", ".join(f"{k} {v:.0f} GB/s" if v else f"{k} n/a" for k, v in bw.items())
              + (f"; triad {roof['triad']['gbs']:.1f} GB/s" if roof.get("triad") else "")
              + f". L2 {roof.get('l2_bytes_total', 0) >> 20} MiB over K cores, L3 "
