@@ -164,6 +164,7 @@ lstm_opt::cpuKernelOptions(const CPUPipelineOptions &options) {
                                  options.layerPrecisions.end());
   kernels.bf16Dot = options.bf16Dot;
   kernels.int8Dot = options.int8Dot;
+  kernels.int8PairDot = options.int8PairDot;
   kernels.dotIsa = options.dotIsa;
   return kernels;
 }

@@ -5,7 +5,7 @@ assembly).
 
 For every function whose name starts with __lstm_opt_ (a layer's kernel), each
 innermost loop (a block LLVM marks "This Inner Loop Header") that contains
-FMAs is checked for register spills and reloads ("NN-byte Spill",
+FMAs (or dot-product instructions) is checked for register spills and reloads ("NN-byte Spill",
 "Reload" comments on a vector register: x86 xmm/ymm/zmm, AArch64 q/v): the
 GEMM loops' register tile must fit the target's registers.
 Prints one summary line, e.g.
@@ -61,7 +61,7 @@ def main(path):
         loops.append((key[0], [l for b in blocks if b[1] == key for l in b[3]]))
     # FMA loops; without FMA (SSE) the multiply-adds are mulps + addps.
     fma = [(f, b) for f, b in loops
-           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|vpdpbusd|mulps|fmla|sdot|bfdot)\b", l) for l in b)]
+           if any(re.search(r"\b(vfmadd\w*|vdpbf16ps|vpdpbusd|v?pmaddwd|mulps|fmla|sdot|bfdot|smull|sadalp)\b", l) for l in b)]
     vector = r"(%[xyz]mm\d+|\b[qv]\d+\b)"
     spilling = [(f, b) for f, b in fma
                 if any(re.search(r"(Spill|Reload)", l) and re.search(vector, l) for l in b)]

@@ -14,9 +14,10 @@ test/e2e/cpu_run.py). Prints one line per model and
 'cross: N passed, M failed'; exits 1 on any failure.
 
 With --precision bf16 or int8 the model is compiled at that precision and
-its reference is this machine's lstm-run at the same precision with the
-weights widened in registers (--target-cpu=x86-64-v3: the same roundings
-and quantization, f32 FMAs), within the same bound; the error against ONNX
+its reference is this machine's lstm-run at the same precision compiled
+for --target-cpu=x86-64-v3 (the same roundings and quantization; bf16
+weights widened in registers, f32 FMAs; int8 exact integer sums), within the
+same bound; the error against ONNX
 Runtime's f32 is printed beside it. --qemu-cpu runs the driver on that
 QEMU CPU model (e.g. one without the extensions the model was compiled
 for: the model's CPU check must then stop it, which --expect-cpu-check

@@ -194,6 +194,15 @@ def ConvertRNNToCPUPass : Pass<"convert-rnn-to-cpu", "mlir::ModuleOp"> {
            "in registers (f32 FMAs, exact integer products); the CPU "
            "backend sets it where the target CPU has AVX512_VNNI (16 "
            "lanes) or AVX-VNNI (8 lanes), or AArch64's DotProd">,
+    Option<"int8PairDot", "int8-pair-dot", "bool", /*default=*/"false",
+           "int8 layers without int8-dot: the products on pairs of k, exact "
+           "32-bit sums: x86's pmaddwd (SSE2 at 4 lanes, AVX2 at 8, "
+           "AVX512BW at 16; the weights sign-extended to 16 bits in "
+           "registers, 16-bit operands; no saturation, unlike pmaddubsw), "
+           "with dot-isa=aarch64 NEON's smull and saddlp at 4 lanes; "
+           "without it the weights are widened to f32 (f32 FMAs); the CPU "
+           "backend sets it for x86 targets with those extensions and for "
+           "AArch64">,
     Option<"dotIsa", "dot-isa", "std::string", /*default=*/"\"x86\"",
            "Whose dot-product instructions bf16-dot and int8-dot mean: x86 "
            "(vdpbf16ps, vpdpbusd) or aarch64 (bfdot, sdot); the CPU backend "

@@ -134,6 +134,12 @@ struct CPUPipelineOptions
       *this, "int8-dot",
       llvm::cl::desc("int8 layers at 16 or 8 lanes use VNNI vpdpbusd"),
       llvm::cl::init(false)};
+  Option<bool> int8PairDot{
+      *this, "int8-pair-dot",
+      llvm::cl::desc("int8 layers without int8-dot use pmaddwd (x86: SSE2, "
+                     "AVX2, AVX512BW) or smull + saddlp (AArch64) on pairs "
+                     "of k"),
+      llvm::cl::init(false)};
   Option<std::string> dotIsa{
       *this, "dot-isa",
       llvm::cl::desc("Whose dot products bf16-dot and int8-dot mean: x86 "

@@ -85,6 +85,10 @@ struct KernelParams {
   /// The dot products are AArch64's (4 lanes): bf16 `bfdot` (BF16), int8
   /// `sdot` (DotProd, signed operands) instead of x86's.
   bool arm = false;
+  /// With int8 without int8Dot: the products on pairs of k, exact 32-bit
+  /// sums: x86's pmaddwd (16-bit operands), AArch64's smull + saddlp (8-bit
+  /// operands, 16-bit products).
+  bool int8PairDot = false;
   /// Hidden blocks per tile of a step's GEMM (0: automatic, see
   /// LayerEmitter::blocksPerTile).
   int64_t blockTile = 0;
@@ -142,6 +146,9 @@ public:
         int8(kp.int8 && !kp.bf16),
         vnni(int8 && kp.int8Dot &&
              (kp.arm ? spec.vec == 4 : spec.vec == 16 || spec.vec == 8)),
+        pairDot(int8 && !vnni && kp.int8PairDot &&
+                (kp.arm ? spec.vec == 4
+                        : spec.vec == 4 || spec.vec == 8 || spec.vec == 16)),
         arm(kp.arm), signedDot(vnni && kp.arm) {}
 
   /// Whether odd steps also read each block's weights from its last k down
@@ -161,7 +168,7 @@ public:
   /// a few hundred values quantized twice cost less than a barrier; the
   /// whole h of a large batch would not.
   bool ownQuant() const {
-    int64_t perQ = vnni ? 1 : 4;
+    int64_t perQ = vnni || (pairDot && arm) ? 1 : pairDot ? 2 : 4;
     int64_t bytes = (2 + (s.twoPhase() ? 1 : 0)) * s.B * (s.hp() * perQ + 4);
     return int8 && usesTeam() && bytes <= kOwnQuantBytes;
   }
@@ -214,6 +221,11 @@ public:
       return arm            ? "AArch64 DotProd sdot"
              : s.vec == 16 ? "AVX512_VNNI vpdpbusd"
                            : "VNNI vpdpbusd (256-bit)";
+    if (pairDot)
+      return arm ? "AArch64 NEON smull + saddlp on pairs of k, exact 32-bit sums"
+             : s.vec == 16 ? "AVX512BW vpmaddwd on pairs of k, exact 32-bit sums"
+             : s.vec == 8 ? "AVX2 vpmaddwd on pairs of k, exact 32-bit sums"
+                          : "SSE2 pmaddwd on pairs of k, exact 32-bit sums";
     return bf16 ? "bf16 weights widened in registers, f32 FMAs"
                 : "int8 weights widened in registers, f32 FMAs";
   }
@@ -241,7 +253,9 @@ private:
   /// of k as bf16 in 32-bit words (`[D][H/V][ceil(K/2)][G][V]`), or with
   /// `int8` quantized per gate row (see quantScales): with `vnni` four k as
   /// s8 in 32-bit words (`[D][H/V][ceil(K/4)][G][V]`, vpdpbusd's layout),
-  /// else one s8 per weight (`[D][H/V][K][G][V]`, widened in registers).
+  /// with `pairDot` two k per lane (`[D][H/V][ceil(K/2)][G][V][2]` s8;
+  /// x86 sign-extends them to pmaddwd's 16-bit pairs in registers), else one s8 per
+  /// weight (`[D][H/V][K][G][V]`, widened in registers).
   Value weights(ImplicitLocOpBuilder &b, StringRef suffix,
                 ArrayRef<int64_t> shape, ArrayRef<float> values);
   /// With `bf16`, `v` (an f32 or a vector of them) rounded to the nearest
@@ -254,10 +268,18 @@ private:
     return memref::AllocOp::create(b, type, b.getI64IntegerAttr(64));
   }
   /// int8: a buffer of quantized operands, `[.., K]` (VNNI: u8 = q + 128 in
-  /// i8; otherwise the integers q as f32, exact).
+  /// i8, or q with sdot; pairs: q in i16 for pmaddwd, in i8 for smull;
+  /// otherwise the integers q as f32, exact).
   Value allocQuant(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
-    return alloc(b, shape, vnni ? Type(b.getI8Type()) : Type(b.getF32Type()));
+    return alloc(b, shape, quantType(b));
   }
+  Type quantType(OpBuilder &b) const {
+    return vnni || (pairDot && arm) ? Type(b.getI8Type())
+           : pairDot                  ? Type(b.getI16Type())
+                                      : Type(b.getF32Type());
+  }
+  /// int8: whether the GEMMs' sums are integers (i32 vectors).
+  bool intSums() const { return vnni || pairDot; }
   /// int8: quantizes the rows of an f32 operand to their range. For each
   /// of `rows` rows: m = max |v| over its `blocks` vectors (`load`), its
   /// scale m / 127 to `storeScale` (where `writer` is null or true), and
@@ -269,7 +291,8 @@ private:
       function_ref<void(ImplicitLocOpBuilder &, Value row, Value scale)> storeScale,
       Value writer = Value());
   /// int8: the operand of the GEMMs at row `row`, k `k` of a quantized
-  /// buffer at `prefix`: with VNNI the 32-bit word of k..k+3 (k = 4p).
+  /// buffer at `prefix`: with VNNI the 32-bit word of k..k+3 (k = 4p), with
+  /// pairs the word of k..k+1 (k = 2p; 32 bits for pmaddwd, 16 for smull).
   Value quantOperand(ImplicitLocOpBuilder &b, Value buf, ValueRange prefix,
                      Value row, Value k);
   Value activate(ImplicitLocOpBuilder &b, const Activation &a, Value x);
@@ -297,7 +320,7 @@ private:
                      Value c0, Value lens, Value y, Value hn, Value cn);
   /// Whether the quantized operands of an int8 GEMM of `k` are words of 4.
   int64_t quantSteps(int64_t k) const {
-    return vnni ? llvm::divideCeil(k, 4) : k;
+    return vnni ? llvm::divideCeil(k, 4) : pairDot ? llvm::divideCeil(k, 2) : k;
   }
 
   ModuleOp module;
@@ -306,6 +329,9 @@ private:
   int64_t batchTile, blockTile, gemmChunkSteps, l1CacheBytes, minWork,
       registers, threads, cacheBytes;
   bool bf16, dot, int8, vnni;
+  /// int8 on x86 without VNNI: pmaddwd on pairs of k (signed 16-bit
+  /// operands, no compensation), see KernelParams::int8PairDot.
+  bool pairDot;
   /// The dot products are AArch64's; with int8, `sdot`'s operands are
   /// signed (q itself, no compensation).
   bool arm, signedDot;
@@ -320,7 +346,10 @@ private:
   /// Vector registers a GEMM tile of `rows` rows over `g` gates holds
   /// besides its accumulators (weight vectors, broadcasts).
   int64_t liveInTile(int64_t rows, int64_t g) const {
-    return (dot || vnni) ? 1 + rows : bf16 ? 3 + 2 * rows : g + 2;
+    return (dot || vnni) ? 1 + rows
+           : pairDot     ? 1 + g + rows
+           : bf16        ? 3 + 2 * rows
+                         : g + 2;
   }
   /// Hidden blocks per register tile of a step's GEMM over `g` gates, with
   /// all B rows in one tile. Where one block's rows * g accumulators are too
@@ -366,6 +395,12 @@ private:
     // broadcast) hold other registers than f32's g weights and broadcast.
     if (dot || vnni)
       return std::clamp<int64_t>((registers - 1) / (g + 1), 1, 8);
+    // pmaddwd / smull: the g weight vectors (LLVM loads a gate's ahead of
+    // the products), the product before its add, a broadcast per row. (With
+    // one weight vector counted, a GRU tile of 7 rows spilled a broadcast
+    // on AArch64.)
+    if (pairDot)
+      return std::clamp<int64_t>((registers - 2 - g) / (g + 1), 1, 8);
     if (int8)
       return std::clamp<int64_t>((registers - 3 - g) / g, 1, 8);
     if (bf16)
@@ -421,7 +456,9 @@ Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
             v = shape[4], gv = g * v, quads = llvm::divideCeil(k, 4);
     std::vector<float> scale(d * nb * gv, 0.f);
     std::vector<int32_t> comp(d * nb * gv, 0);
-    std::vector<int8_t> bytes(vnni ? 0 : values.size(), 0);
+    int64_t pairs = llvm::divideCeil(k, 2);
+    std::vector<int8_t> bytes(
+        vnni ? 0 : pairDot ? d * nb * pairs * gv * 2 : values.size(), 0);
     std::vector<int32_t> words(vnni ? d * nb * quads * gv : 0, 0);
     for (int64_t i = 0; i < d * nb; ++i)
       for (int64_t e = 0; e < gv; ++e) {
@@ -436,6 +473,8 @@ Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
           if (vnni)
             words[(i * quads + ki / 4) * gv + e] |=
                 (int32_t)((uint32_t)(uint8_t)q << (8 * (ki % 4)));
+          else if (pairDot)
+            bytes[((i * pairs + ki / 2) * gv + e) * 2 + ki % 2] = q;
           else
             bytes[(i * k + ki) * gv + e] = q;
         }
@@ -450,6 +489,13 @@ Value LayerEmitter::weights(ImplicitLocOpBuilder &b, StringRef suffix,
                    DenseElementsAttr::get(
                        RankedTensorType::get({(int64_t)words.size()}, i32),
                        ArrayRef(words)))
+             : pairDot
+             ? rnn::emitShapedGlobal(
+                   b, module, rnn::uniqueSymbol(module, sym + "_i8x2"),
+                   {d, nb, pairs, g, 2 * v}, i8,
+                   DenseElementsAttr::get(
+                       RankedTensorType::get({(int64_t)bytes.size()}, i8),
+                       ArrayRef(bytes)))
              : rnn::emitShapedGlobal(
                    b, module, rnn::uniqueSymbol(module, sym + "_i8"),
                    {d, nb, k, g, v}, i8,
@@ -567,15 +613,15 @@ void LayerEmitter::quantizeRows(
     ImplicitLocOpBuilder ib(loc, ob);
     Value q = math::RoundEvenOp::create(
         ib, arith::MulFOp::create(ib, load(ib, row, jb), invV));
-    if (vnni) {
+    if (intSums()) {
       auto i32v = VectorType::get({s.vec}, ib.getI32Type());
       Value i = arith::FPToSIOp::create(ib, i32v, q);
-      if (!signedDot)
+      if (vnni && !signedDot)
         i = arith::AddIOp::create(
             ib, i,
             arith::ConstantOp::create(
                 ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr(128))));
-      q = arith::TruncIOp::create(ib, VectorType::get({s.vec}, ib.getI8Type()), i);
+      q = arith::TruncIOp::create(ib, VectorType::get({s.vec}, quantType(ib)), i);
     }
     store(ib, row, jb, q);
     scf::YieldOp::create(ib);
@@ -586,15 +632,18 @@ Value LayerEmitter::quantOperand(ImplicitLocOpBuilder &b, Value buf,
                                  ValueRange prefix, Value row, Value k) {
   SmallVector<Value> at(prefix.begin(), prefix.end());
   at.push_back(row);
-  if (!vnni) {
+  if (!intSums()) {
     at.push_back(k);
     return memref::LoadOp::create(b, buf, at);
   }
-  at.push_back(arith::MulIOp::create(b, k, idx(b, 4)));
-  Value four = vector::LoadOp::create(
-      b, VectorType::get({4}, b.getI8Type()), buf, at);
+  int64_t per = vnni ? 4 : 2;
+  at.push_back(arith::MulIOp::create(b, k, idx(b, per)));
+  Type elt = quantType(b);
+  Value four = vector::LoadOp::create(b, VectorType::get({per}, elt), buf, at);
   Value word = vector::BitCastOp::create(
-      b, VectorType::get({1}, b.getI32Type()), four);
+      b,
+      VectorType::get({1}, b.getIntegerType(per * elt.getIntOrFloatBitWidth())),
+      four);
   return vector::ExtractOp::create(b, word, ArrayRef<int64_t>{0});
 }
 
@@ -646,18 +695,26 @@ SmallVector<Value> LayerEmitter::gemmTile(
   // The dot-product instructions' sums (vdpbf16ps, bfdot, vpdpbusd, sdot),
   // block by block and gate by gate of the tile, so that one weight vector
   // is live at a time: the gate's weight words at k (pair, quad) `kk`, as
-  // `wType`, go into `product(sum, w, row)` for each row's sum.
+  // `wType`, go into `product(sum, w, row)` for each row's sum. The words
+  // are loaded as `loadType` (default: V 32-bit words) and bit-cast to
+  // `wType`, or sign-extended to it where it has wider elements.
   auto dotProducts = [&](ImplicitLocOpBuilder &ib, Value kk, VectorType wType,
                          ValueRange sums,
-                         function_ref<Value(Value, Value, int64_t)> product) {
+                         function_ref<Value(Value, Value, int64_t)> product,
+                         VectorType loadType = {}) {
+    VectorType lt = loadType ? loadType : i32v;
     SmallVector<Value> out(chains);
     for (int64_t bt = 0; bt < nt; ++bt)
       for (int64_t gi = 0; gi < g; ++gi) {
-        Value w = vector::BitCastOp::create(
-            ib, wType,
-            vector::LoadOp::create(
-                ib, i32v, wp,
-                ValueRange{dIdx, jbs[bt], kk, idx(ib, gi), idx(ib, 0)}));
+        Value raw = vector::LoadOp::create(
+            ib, lt, wp, ValueRange{dIdx, jbs[bt], kk, idx(ib, gi), idx(ib, 0)});
+        Value w = lt.getNumElements() == wType.getNumElements() &&
+                          lt.getElementTypeBitWidth() <
+                              wType.getElementTypeBitWidth()
+                      ? arith::ExtSIOp::create(ib, wType, raw).getResult()
+                  : lt == wType
+                      ? raw
+                      : vector::BitCastOp::create(ib, wType, raw).getResult();
         for (int64_t r = 0; r < rows; ++r) {
           int64_t c = bt * rg + r * g + gi;
           out[c] = product(sums[c], w, r);
@@ -695,6 +752,44 @@ SmallVector<Value> LayerEmitter::gemmTile(
                          ValueRange{sum, av[r], w})
                   .getResult(0);
             }));
+        continue;
+      }
+      if (pairDot) {
+        // Per 32-bit lane w.lo * a.lo + w.hi * a.hi, summed exactly in 32
+        // bits (|q| <= 127: no overflow), added to acc. x86's pmaddwd: the
+        // weights' bytes (k = 2p, 2p + 1 per lane) sign-extended to 16 bits
+        // in registers, the row's two operands one 32-bit word of two i16,
+        // broadcast. AArch64's smull (8-bit operands, 16-bit products) and
+        // saddlp (adjacent products summed into 32 bits): the bytes as they
+        // are, the operands a 16-bit word of two i8.
+        auto bytesV = VectorType::get({2 * s.vec}, ib.getI8Type());
+        auto wordsV = VectorType::get({2 * s.vec}, ib.getI16Type());
+        auto opV = arm ? bytesV : wordsV;
+        auto opWordV = VectorType::get(
+            {s.vec}, arm ? ib.getI16Type() : ib.getI32Type());
+        SmallVector<Value> av(rows);
+        for (int64_t r = 0; r < rows; ++r)
+          av[r] = vector::BitCastOp::create(
+              ib, opV, vector::BroadcastOp::create(ib, opWordV, a(ib, r, kk)));
+        StringRef intrinsic = s.vec == 16  ? "llvm.x86.avx512.pmaddw.d.512"
+                              : s.vec == 8 ? "llvm.x86.avx2.pmadd.wd"
+                                           : "llvm.x86.sse2.pmadd.wd";
+        auto call = [&](Type type, StringRef name, ValueRange args) -> Value {
+          return LLVM::CallIntrinsicOp::create(ib, type, ib.getStringAttr(name),
+                                               args)
+              .getResult(0);
+        };
+        next.append(dotProducts(
+            ib, kk, opV, acc.drop_front(set * chains),
+            [&](Value sum, Value w, int64_t r) -> Value {
+              Value prod =
+                  arm ? call(i32v, "llvm.aarch64.neon.saddlp.v4i32.v8i16",
+                             call(wordsV, "llvm.aarch64.neon.smull.v8i16",
+                                  ValueRange{w, av[r]}))
+                      : call(i32v, intrinsic, ValueRange{w, av[r]});
+              return arith::AddIOp::create(ib, sum, prod);
+            },
+            bytesV));
         continue;
       }
       if (!bf16) {
@@ -801,7 +896,7 @@ SmallVector<Value> LayerEmitter::gemmTile(
     }
     return next;
   };
-  Value zeroAcc = vnni ? arith::ConstantOp::create(
+  Value zeroAcc = intSums() ? arith::ConstantOp::create(
                             b, DenseElementsAttr::get(i32v, b.getI32IntegerAttr(0)))
                             .getResult()
                       : vsplat(b, 0.f);
@@ -828,7 +923,7 @@ SmallVector<Value> LayerEmitter::gemmTile(
   SmallVector<Value> out(acc.begin(), acc.begin() + chains);
   for (int64_t set = 1; set < split; ++set)
     for (int64_t c = 0; c < chains; ++c)
-      out[c] = vnni ? arith::AddIOp::create(b, out[c], acc[set * chains + c])
+      out[c] = intSums() ? arith::AddIOp::create(b, out[c], acc[set * chains + c])
                           .getResult()
                     : arith::AddFOp::create(b, out[c], acc[set * chains + c])
                           .getResult();
@@ -848,7 +943,7 @@ SmallVector<Value> LayerEmitter::gemmTile(
         Value &v = out[bt * rg + r * g + gi];
         if (comp)
           v = arith::SubIOp::create(b, v, comp);
-        if (vnni)
+        if (intSums())
           v = arith::SIToFPOp::create(b, vecType(), v);
         v = arith::MulFOp::create(
             b, arith::MulFOp::create(b, v, ws),
@@ -1428,7 +1523,7 @@ void LayerEmitter::emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x,
         return memref::AllocaOp::create(tb, MemRefType::get(shape, elt),
                                         tb.getI64IntegerAttr(64));
       };
-      Type qElt = vnni ? Type(tb.getI8Type()) : Type(tb.getF32Type());
+      Type qElt = quantType(tb);
       hrbuf = stack({2, B, s.hp()}, qElt);
       hsbuf = stack({2, B}, tb.getF32Type());
       if (s.twoPhase()) {
@@ -1758,7 +1853,8 @@ struct BarrierEffects
 /// The int8 kernels' vpdpbusd is an `llvm.call_intrinsic`, which declares
 /// no memory effects either; the buffer-deallocation pipeline refuses it.
 /// This states them: none for the dot-product intrinsics the kernels emit
-/// (x86's vpdpbusd, AArch64's sdot and bfdot: pure arithmetic on
+/// (x86's vpdpbusd and pmaddwd, AArch64's sdot, bfdot, smull and saddlp:
+/// pure arithmetic on
 /// registers), reads and writes for any other.
 struct CallIntrinsicEffects
     : public MemoryEffectOpInterface::ExternalModel<CallIntrinsicEffects,
@@ -1768,6 +1864,10 @@ struct CallIntrinsicEffects
                       &effects) const {
     StringRef name = cast<LLVM::CallIntrinsicOp>(op).getIntrin();
     if (name.starts_with("llvm.x86.avx512.vpdpbusd.") ||
+        name == "llvm.x86.avx512.pmaddw.d.512" ||
+        name == "llvm.x86.avx2.pmadd.wd" || name == "llvm.x86.sse2.pmadd.wd" ||
+        name.starts_with("llvm.aarch64.neon.smull.") ||
+        name.starts_with("llvm.aarch64.neon.saddlp.") ||
         name.starts_with("llvm.aarch64.neon.sdot.") ||
         name.starts_with("llvm.aarch64.neon.bfdot."))
       return;
@@ -1884,6 +1984,7 @@ struct ConvertRNNToCPUPass
                               precision == "bf16", bf16Dot,
                               precision == "int8", int8Dot,
                               dotIsa == "aarch64"};
+    params.int8PairDot = int8PairDot;
     params.blockTile = blockTile;
     params.gemmChunkSteps = gemmChunkSteps;
     params.l1CacheBytes = l1CacheBytes;

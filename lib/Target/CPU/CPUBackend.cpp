@@ -631,6 +631,7 @@ void lstm_opt::cpu::setPipelineOptions(const CPUOptions &options,
   p.l1CacheBytes = tv.l1CacheBytes;
   p.bf16Dot = tv.bf16Dot;
   p.int8Dot = tv.int8Dot;
+  p.int8PairDot = tv.int8PairDot;
   p.dotIsa = tv.arm ? "aarch64" : "x86";
   p.cudnn = options.cuda;
   p.cudnnDataType = options.cudnnDataType;
@@ -967,17 +968,22 @@ lstm_opt::cpu::targetVector(const CPUOptions &options) {
   const llvm::Triple &triple = jtmb->getTargetTriple();
   TargetVector v;
   if (triple.isX86()) {
-    if (sti->checkFeatures("+avx512f"))
+    if (sti->checkFeatures("+avx512f")) {
       v = {16, 32, 1 << 20, sti->checkFeatures("+avx512bf16"),
            sti->checkFeatures("+avx512vnni")};
-    else if (sti->checkFeatures("+avx")) // AVX, or AVX2 with FMA
+      v.int8PairDot = sti->checkFeatures("+avx512bw");
+    } else if (sti->checkFeatures("+avx")) { // AVX, or AVX2 with FMA
       v = {8, 16, 1 << 20, false, sti->checkFeatures("+avxvnni")};
-    else
+      v.int8PairDot = sti->checkFeatures("+avx2");
+    } else {
       v = {4, 16}; // SSE
+      v.int8PairDot = sti->checkFeatures("+sse2");
+    }
   } else if (triple.isAArch64()) {
     // NEON; BF16's bfdot and DotProd's sdot where the CPU has them.
     v = {4, 32, 1 << 20, sti->checkFeatures("+bf16"),
          sti->checkFeatures("+dotprod"), /*arm=*/true};
+    v.int8PairDot = true; // NEON's smull and saddlp
   } else {
     v = {4, 16}; // generic 128-bit vectors
   }

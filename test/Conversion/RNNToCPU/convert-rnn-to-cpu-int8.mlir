@@ -1,5 +1,10 @@
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=16" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=VNNI
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 vector-width=8" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=WIDE
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-pair-dot=1 vector-width=8" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=PAIR
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-pair-dot=1 vector-width=16" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARKPAIR
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-pair-dot=1 vector-width=8 parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=PAIRTEAM
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-pair-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SMULL
+// RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-pair-dot=1 dot-isa=aarch64 vector-width=4" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARKSMULL
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK8
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 vector-width=8 parallel-min-work=0 threads=2" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=TEAM
 // RUN: lstm-opt %s --convert-rnn-to-cpu="precision=int8 int8-dot=1 dot-isa=aarch64 vector-width=4" --canonicalize --cse --split-input-file 2>/dev/null | FileCheck %s --check-prefix=SDOT
@@ -45,6 +50,39 @@
 // WIDE: vector.fma
 // WIDE-NOT: vpdpbusd
 
+// int8-pair-dot (x86 without VNNI): two k per lane, s8, [D][H/V][ceil(K/2)][G][2V]
+// (K = 5 inputs -> 3 pairs, the last k's partner 0), sign-extended to 16
+// bits in registers; x and h quantized to q itself as i16 (no + 128, no
+// compensation); pmaddwd's exact 32-bit sums added up.
+// PAIR-NOT: _comp
+// PAIR-DAG: memref.global "private" constant @__lstm_opt_layer_W_i8x2 : memref<192xi8> = dense<"0x7F7F7F7F
+// PAIR-DAG: memref.global "private" constant @__lstm_opt_layer_R_i8x2 : memref<128xi8>
+// PAIR-LABEL: func.func private @__lstm_opt_layer(
+// PAIR: memref.expand_shape {{.*}} : memref<192xi8> into memref<1x1x3x4x16xi8>
+// PAIR: arith.fptosi {{.*}} : vector<8xf32> to vector<8xi32>
+// PAIR-NEXT: arith.trunci {{.*}} : vector<8xi32> to vector<8xi16>
+// PAIR: arith.extsi {{.*}} : vector<16xi8> to vector<16xi16>
+// PAIR: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"({{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// PAIR: arith.addi {{.*}} : vector<8xi32>
+// PAIR-NOT: arith.subi {{.*}} : vector<8xi32>
+// PAIR: arith.sitofp {{.*}} : vector<8xi32> to vector<8xf32>
+// PAIR-NOT: vector.fma {{.*}}vector<8xf32>{{.*}}i8
+// REMARKPAIR: integer products, gates and states f32): AVX512BW vpmaddwd on pairs of k, exact 32-bit sums;
+
+// int8-pair-dot with dot-isa=aarch64 (NEON without DotProd): the same pairs
+// of k; the operands q as i8, two to a 16-bit broadcast word; smull's 16-bit
+// products summed pairwise into 32 bits by saddlp.
+// SMULL-NOT: _comp
+// SMULL-LABEL: func.func private @__lstm_opt_layer(
+// SMULL: memref.expand_shape {{.*}} : memref<96xi8> into memref<1x1x3x4x8xi8>
+// SMULL: arith.trunci {{.*}} : vector<4xi32> to vector<4xi8>
+// SMULL: vector.broadcast {{.*}} : i16 to vector<4xi16>
+// SMULL: llvm.call_intrinsic "llvm.aarch64.neon.smull.v8i16"({{.*}}) : (vector<8xi8>, vector<8xi8>) -> vector<8xi16>
+// SMULL: llvm.call_intrinsic "llvm.aarch64.neon.saddlp.v4i32.v8i16"({{.*}}) : (vector<8xi16>) -> vector<4xi32>
+// SMULL: arith.addi {{.*}} : vector<4xi32>
+// SMULL: arith.sitofp {{.*}} : vector<4xi32> to vector<4xf32>
+// REMARKSMULL: integer products, gates and states f32): AArch64 NEON smull + saddlp on pairs of k, exact 32-bit sums;
+
 // dot-isa=aarch64 at 4 lanes: DotProd's sdot (s8 * s8): the same words of
 // four k, the operands q themselves (no + 128), so no compensation.
 // SDOT-NOT: _comp
@@ -88,6 +126,12 @@ func.func @gru(%x: tensor<3x2x5xf32>) -> tensor<3x1x2x4xf32> {
 // keeps the quantized h of its own on its stack and quantizes the whole new
 // h into it after the step's barrier: one barrier per step, none after the
 // quantization (no thread reads another's copy).
+// With pmaddwd the team's own copies hold q as i16.
+// PAIRTEAM-LABEL: func.func private @__lstm_opt_team_lstm(
+// PAIRTEAM:       omp.parallel
+// PAIRTEAM:         memref.alloca() {alignment = 64 : i64} : memref<2x2x16xi16>
+// PAIRTEAM:         llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// PAIRTEAM:         omp.terminator
 // TEAM-LABEL: func.func private @__lstm_opt_team_lstm(
 // TEAM-NOT:   memref<2x2x16xi8>
 // TEAM:       omp.parallel

@@ -231,6 +231,9 @@ struct TargetVector {
   /// AArch64 (`arm`): BF16 (bfdot) and DotProd (sdot) at 4 lanes.
   bool int8Dot = false;
   bool arm = false;
+  /// Without int8Dot: int8 layers use pmaddwd on pairs of k (x86: SSE2 at 4
+  /// lanes, AVX2 at 8, AVX512BW at 16), or smull + saddlp (AArch64).
+  bool int8PairDot = false;
   int64_t l1CacheBytes = 32 << 10;
 };
 llvm::Expected<TargetVector> targetVector(const CPUOptions &options);
