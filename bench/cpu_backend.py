@@ -992,11 +992,13 @@ def write_markdown(path, info, roof, results, cfg):
                      f"{fl['sweep_ms']:.3f} |")
     bw = roof.get("bw_gbs", {})
     sg = roof.get("sgemm", {})
-    L.append(f"\nMachine roofline (K = {cfg.threads}): sgemm peak "
-             + ", ".join(f"{v['gflops_best']:.0f} GFLOP/s at {k} thread(s)" for k, v in sg.items())
-             + f" (OpenBLAS, {next(iter(sg.values()))['n'] if sg else '?'}^3"
-             + ("" if sg else ": not installed, so the f32 floor uses the FMA instructions' peak")
-             + "); dot-product instructions (bench/roofline/dot_peak.c, K threads), G multiply-adds/s: "
+    L.append(f"\nMachine roofline (K = {cfg.threads}): "
+             + ("sgemm peak " + ", ".join(f"{v['gflops_best']:.0f} GFLOP/s at {k} thread(s)"
+                                          for k, v in sg.items())
+                + f" (OpenBLAS, {next(iter(sg.values()))['n']}^3)" if sg else
+                "sgemm peak not measured (OpenBLAS not installed: the f32 floor uses the FMA "
+                "instructions' peak)")
+             + "; dot-product instructions (bench/roofline/dot_peak.c, K threads), G multiply-adds/s: "
              + (", ".join(f"{k} {v:.0f}" for k, v in roof.get("dot_gmacs", {}).items()) or "n/a")
              + "; read bandwidth "
              + ", ".join(f"{k} {v:.0f} GB/s" if v else f"{k} n/a" for k, v in bw.items())
