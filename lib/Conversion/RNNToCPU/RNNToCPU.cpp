@@ -318,7 +318,8 @@ private:
 
   void emitDirection(ImplicitLocOpBuilder &b, int64_t d, Value x, Value h0,
                      Value c0, Value lens, Value y, Value hn, Value cn);
-  /// Whether the quantized operands of an int8 GEMM of `k` are words of 4.
+  /// The steps of an int8 GEMM over `k`: words of four k (VNNI), pairs
+  /// (pmaddwd, smull) or single k (widened weights).
   int64_t quantSteps(int64_t k) const {
     return vnni ? llvm::divideCeil(k, 4) : pairDot ? llvm::divideCeil(k, 2) : k;
   }
@@ -329,8 +330,9 @@ private:
   int64_t batchTile, blockTile, gemmChunkSteps, l1CacheBytes, minWork,
       registers, threads, cacheBytes;
   bool bf16, dot, int8, vnni;
-  /// int8 on x86 without VNNI: pmaddwd on pairs of k (signed 16-bit
-  /// operands, no compensation), see KernelParams::int8PairDot.
+  /// int8 without VNNI or DotProd: the products on pairs of k (x86's
+  /// pmaddwd, AArch64's smull + saddlp; signed operands, no compensation),
+  /// see KernelParams::int8PairDot.
   bool pairDot;
   /// The dot products are AArch64's; with int8, `sdot`'s operands are
   /// signed (q itself, no compensation).
@@ -692,7 +694,8 @@ SmallVector<Value> LayerEmitter::gemmTile(
     return arith::ConstantOp::create(
         ib, DenseElementsAttr::get(i32v, ib.getI32IntegerAttr((int32_t)v)));
   };
-  // The dot-product instructions' sums (vdpbf16ps, bfdot, vpdpbusd, sdot),
+  // The dot-product instructions' sums (vdpbf16ps, bfdot, vpdpbusd, sdot,
+  // pmaddwd, smull),
   // block by block and gate by gate of the tile, so that one weight vector
   // is live at a time: the gate's weight words at k (pair, quad) `kk`, as
   // `wType`, go into `product(sum, w, row)` for each row's sum. The words
@@ -1854,8 +1857,7 @@ struct BarrierEffects
 /// no memory effects either; the buffer-deallocation pipeline refuses it.
 /// This states them: none for the dot-product intrinsics the kernels emit
 /// (x86's vpdpbusd and pmaddwd, AArch64's sdot, bfdot, smull and saddlp:
-/// pure arithmetic on
-/// registers), reads and writes for any other.
+/// pure arithmetic on registers), reads and writes for any other.
 struct CallIntrinsicEffects
     : public MemoryEffectOpInterface::ExternalModel<CallIntrinsicEffects,
                                                     LLVM::CallIntrinsicOp> {
