@@ -168,8 +168,8 @@ public:
   /// a few hundred values quantized twice cost less than a barrier; the
   /// whole h of a large batch would not.
   bool ownQuant() const {
-    int64_t perQ = vnni || (pairDot && arm) ? 1 : pairDot ? 2 : 4;
-    int64_t bytes = (2 + (s.twoPhase() ? 1 : 0)) * s.B * (s.hp() * perQ + 4);
+    int64_t bytes =
+        (2 + (s.twoPhase() ? 1 : 0)) * s.B * (s.hp() * quantBytes() + 4);
     return int8 && usesTeam() && bytes <= kOwnQuantBytes;
   }
 
@@ -273,10 +273,13 @@ private:
   Value allocQuant(ImplicitLocOpBuilder &b, ArrayRef<int64_t> shape) {
     return alloc(b, shape, quantType(b));
   }
+  /// Bytes of one quantized operand: i8 (VNNI, smull), i16 (pmaddwd), f32.
+  int64_t quantBytes() const {
+    return vnni || (pairDot && arm) ? 1 : pairDot ? 2 : 4;
+  }
   Type quantType(OpBuilder &b) const {
-    return vnni || (pairDot && arm) ? Type(b.getI8Type())
-           : pairDot                  ? Type(b.getI16Type())
-                                      : Type(b.getF32Type());
+    int64_t n = quantBytes();
+    return n == 4 ? Type(b.getF32Type()) : Type(b.getIntegerType(8 * n));
   }
   /// int8: whether the GEMMs' sums are integers (i32 vectors).
   bool intSums() const { return vnni || pairDot; }

@@ -66,7 +66,7 @@
 // PAIR: arith.addi {{.*}} : vector<8xi32>
 // PAIR-NOT: arith.subi {{.*}} : vector<8xi32>
 // PAIR: arith.sitofp {{.*}} : vector<8xi32> to vector<8xf32>
-// PAIR-NOT: vector.fma {{.*}}vector<8xf32>{{.*}}i8
+// PAIR-NOT: vector<8xi8> to vector<8xi32>
 // REMARKPAIR: integer products, gates and states f32): AVX512BW vpmaddwd on pairs of k, exact 32-bit sums;
 
 // int8-pair-dot with dot-isa=aarch64 (NEON without DotProd): the same pairs
